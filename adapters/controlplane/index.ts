@@ -1,0 +1,2 @@
+export { CONTROL_PLANE_MIGRATIONS } from "./migrations.ts";
+export { SqlControlPlaneStore } from "./store.ts";

@@ -1,0 +1,282 @@
+/**
+ * The control-plane store over a SqlClient. One implementation serves both adapters
+ * (bun:sqlite and PostgreSQL); dialect differences live in the migrations and the
+ * SqlClient, so the contract suite exercises the same code on both engines.
+ */
+import type {
+  ApiKeyRecord,
+  ControlPlaneStore,
+  Migration,
+  NewTenant,
+  NewUser,
+  SqlClient,
+  Tenant,
+  TenantPatch,
+  UsageIncrement,
+  User,
+} from "../../domain/ports.ts";
+import type { UserTier } from "../../domain/tiers.ts";
+import { migrate } from "../sql/migrate.ts";
+import { CONTROL_PLANE_MIGRATIONS } from "./migrations.ts";
+
+interface TenantRow {
+  tenant_id: string;
+  slug: string;
+  display_name: string;
+  tier: Tenant["tier"];
+  region: string;
+  provisioning_state: Tenant["provisioning_state"];
+  is_active: number | boolean;
+  provisioned_at: string;
+  state_changed_at: string;
+  completed_steps: string;
+  failed_steps: string;
+  last_error: string | null;
+}
+
+interface UserRow {
+  id: number;
+  tenant_id: string;
+  email: string;
+  name: string;
+  tier: UserTier;
+  email_verified: number | boolean;
+  roles: string;
+  barriers: string;
+  created_at: string;
+}
+
+interface KeyRow {
+  id: string;
+  user_id: number;
+  prefix: string;
+  label: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const KEY_COLS = "id, user_id, prefix, label, created_at, last_used_at";
+
+function toTenant(r: TenantRow): Tenant {
+  return {
+    ...r,
+    is_active: Boolean(r.is_active),
+    completed_steps: JSON.parse(r.completed_steps) as string[],
+    failed_steps: JSON.parse(r.failed_steps) as string[],
+  };
+}
+
+function toUser(r: UserRow): User {
+  return {
+    id: Number(r.id),
+    tenant_id: r.tenant_id,
+    email: r.email,
+    name: r.name,
+    tier: r.tier,
+    email_verified: Boolean(r.email_verified),
+    roles: JSON.parse(r.roles) as string[],
+    barriers: JSON.parse(r.barriers) as string[],
+    created_at: r.created_at,
+  };
+}
+
+function toKey(r: KeyRow): ApiKeyRecord {
+  return { ...r, user_id: Number(r.user_id) };
+}
+
+const now = () => new Date().toISOString();
+
+export class SqlControlPlaneStore implements ControlPlaneStore {
+  constructor(readonly sql: SqlClient) {}
+
+  async migrate(extra: Migration[] = []): Promise<void> {
+    await migrate(this.sql, [...CONTROL_PLANE_MIGRATIONS, ...extra]);
+  }
+
+  async ping(): Promise<void> {
+    await this.sql.get("SELECT 1 AS ok");
+  }
+
+  close(): Promise<void> {
+    return this.sql.close();
+  }
+
+  async getSetting(key: string): Promise<string | null> {
+    const row = await this.sql.get<{ value: string }>("SELECT value FROM settings WHERE key = ?", [key]);
+    return row?.value ?? null;
+  }
+
+  async putSettingIfAbsent(key: string, value: string): Promise<string> {
+    await this.sql.run("INSERT INTO settings (key, value, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING", [
+      key,
+      value,
+      now(),
+    ]);
+    return (await this.getSetting(key)) ?? value;
+  }
+
+  async createTenant(t: NewTenant): Promise<Tenant> {
+    const at = now();
+    const id = t.tenant_id ?? crypto.randomUUID();
+    await this.sql.run(
+      `INSERT INTO tenants (tenant_id, slug, display_name, tier, region, provisioning_state, is_active,
+        provisioned_at, state_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, t.slug, t.display_name, t.tier, t.region, t.provisioning_state ?? "provisioning", t.is_active ?? false, at, at],
+    );
+    return (await this.getTenant(id)) as Tenant;
+  }
+
+  async getTenant(tenantId: string): Promise<Tenant | null> {
+    const r = await this.sql.get<TenantRow>("SELECT * FROM tenants WHERE tenant_id = ?", [tenantId]);
+    return r ? toTenant(r) : null;
+  }
+
+  async getTenantBySlug(slug: string): Promise<Tenant | null> {
+    const r = await this.sql.get<TenantRow>("SELECT * FROM tenants WHERE slug = ?", [slug]);
+    return r ? toTenant(r) : null;
+  }
+
+  async listTenants(): Promise<Tenant[]> {
+    const rows = await this.sql.all<TenantRow>("SELECT * FROM tenants ORDER BY provisioned_at, slug");
+    return rows.map(toTenant);
+  }
+
+  async updateTenant(tenantId: string, patch: TenantPatch): Promise<Tenant> {
+    const sets: string[] = [];
+    const params: (string | boolean | null)[] = [];
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) continue;
+      sets.push(`${k} = ?`);
+      params.push(Array.isArray(v) ? JSON.stringify(v) : (v as string | boolean | null));
+    }
+    if ("provisioning_state" in patch || "is_active" in patch) {
+      sets.push("state_changed_at = ?");
+      params.push(now());
+    }
+    if (sets.length > 0) {
+      const r = await this.sql.run(`UPDATE tenants SET ${sets.join(", ")} WHERE tenant_id = ?`, [...params, tenantId]);
+      if (r.changes === 0) throw new Error(`tenant ${tenantId} does not exist`);
+    }
+    const t = await this.getTenant(tenantId);
+    if (!t) throw new Error(`tenant ${tenantId} does not exist`);
+    return t;
+  }
+
+  async createUser(u: NewUser): Promise<User> {
+    const row = await this.sql.get<UserRow>(
+      `INSERT INTO users (tenant_id, email, name, tier, email_verified, roles, barriers, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [
+        u.tenant_id,
+        u.email.toLowerCase(),
+        u.name,
+        u.tier,
+        u.email_verified ?? false,
+        JSON.stringify(u.roles ?? []),
+        JSON.stringify(u.barriers ?? []),
+        now(),
+      ],
+    );
+    return toUser(row as UserRow);
+  }
+
+  async getUser(id: number): Promise<User | null> {
+    const r = await this.sql.get<UserRow>("SELECT * FROM users WHERE id = ?", [id]);
+    return r ? toUser(r) : null;
+  }
+
+  async getUserByEmail(email: string): Promise<User | null> {
+    const r = await this.sql.get<UserRow>("SELECT * FROM users WHERE email = ?", [email.toLowerCase()]);
+    return r ? toUser(r) : null;
+  }
+
+  async updateUser(
+    id: number,
+    patch: Partial<Pick<User, "name" | "tier" | "email_verified" | "roles" | "barriers">>,
+  ): Promise<User> {
+    const sets: string[] = [];
+    const params: (string | boolean)[] = [];
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) continue;
+      sets.push(`${k} = ?`);
+      params.push(Array.isArray(v) ? JSON.stringify(v) : (v as string | boolean));
+    }
+    if (sets.length > 0) await this.sql.run(`UPDATE users SET ${sets.join(", ")} WHERE id = ?`, [...params, id]);
+    const u = await this.getUser(id);
+    if (!u) throw new Error(`user ${id} does not exist`);
+    return u;
+  }
+
+  async createApiKey(input: {
+    userId: number;
+    hash: string;
+    prefix: string;
+    label: string;
+    maxKeys: number;
+  }): Promise<ApiKeyRecord | null> {
+    // Count and insert in one transaction so two concurrent creations cannot both pass the limit.
+    return this.sql.transaction(async (tx) => {
+      if (tx.dialect === "postgres") {
+        await tx.run("SELECT id FROM users WHERE id = ? FOR UPDATE", [input.userId]);
+      }
+      const c = await tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?", [input.userId]);
+      if (Number(c?.n ?? 0) >= input.maxKeys) return null;
+      const id = crypto.randomUUID();
+      await tx.run(
+        "INSERT INTO api_keys (id, user_id, key_hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        [id, input.userId, input.hash, input.prefix, input.label, now()],
+      );
+      const row = await tx.get<KeyRow>(`SELECT ${KEY_COLS} FROM api_keys WHERE id = ?`, [id]);
+      return toKey(row as KeyRow);
+    });
+  }
+
+  async findUserByApiKeyHash(hash: string): Promise<{ key: ApiKeyRecord; user: User } | null> {
+    const key = await this.sql.get<KeyRow>(`SELECT ${KEY_COLS} FROM api_keys WHERE key_hash = ?`, [hash]);
+    if (!key) return null;
+    const user = await this.getUser(Number(key.user_id));
+    return user ? { key: toKey(key), user } : null;
+  }
+
+  async listApiKeys(userId: number): Promise<ApiKeyRecord[]> {
+    const rows = await this.sql.all<KeyRow>(
+      `SELECT ${KEY_COLS} FROM api_keys WHERE user_id = ? ORDER BY created_at, id`,
+      [userId],
+    );
+    return rows.map(toKey);
+  }
+
+  async deleteApiKey(userId: number, keyId: string): Promise<boolean> {
+    const r = await this.sql.run("DELETE FROM api_keys WHERE id = ? AND user_id = ?", [keyId, userId]);
+    return r.changes > 0;
+  }
+
+  async touchApiKeys(keyIds: string[], at: string): Promise<void> {
+    if (keyIds.length === 0) return;
+    const marks = keyIds.map(() => "?").join(", ");
+    await this.sql.run(`UPDATE api_keys SET last_used_at = ? WHERE id IN (${marks})`, [at, ...keyIds]);
+  }
+
+  async addUsage(increments: UsageIncrement[]): Promise<void> {
+    if (increments.length === 0) return;
+    await this.sql.transaction(async (tx) => {
+      for (const inc of increments) {
+        await tx.run(
+          `INSERT INTO usage_daily (user_id, day, count) VALUES (?, ?, ?)
+           ON CONFLICT (user_id, day) DO UPDATE SET count = usage_daily.count + excluded.count`,
+          [inc.userId, inc.day, inc.count],
+        );
+      }
+    });
+  }
+
+  async getUsage(userId: number, day: string): Promise<{ today: number; this_month: number }> {
+    const month = day.slice(0, 7);
+    const row = await this.sql.get<{ today: number | null; month: number | null }>(
+      `SELECT SUM(CASE WHEN day = ? THEN count ELSE 0 END) AS today, SUM(count) AS month
+       FROM usage_daily WHERE user_id = ? AND day >= ? AND day <= ?`,
+      [day, userId, `${month}-01`, `${month}-31`],
+    );
+    return { today: Number(row?.today ?? 0), this_month: Number(row?.month ?? 0) };
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * One typed configuration object, parsed once from the environment at start.
+ * The profile follows from which engine URLs are set: none set means the embedded
+ * profile (SQLite, in-process queue and counters); each URL moves one capability
+ * onto its real engine. A bad value fails start-up with a message naming it.
+ */
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const optionalUrl = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v))
+    .refine(
+      (v) => v === undefined || protocols.some((p) => v.startsWith(`${p}://`)),
+      `must be a URL starting with ${protocols.map((p) => `${p}://`).join(" or ")}`,
+    );
+
+const optionalSecret = (min: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v))
+    .refine((v) => v === undefined || v.length >= min, `must be at least ${min} characters`);
+
+const boolFlag = z
+  .enum(["0", "1", "true", "false", ""])
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+export const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default("0.0.0.0"),
+  CAIRN_DATA_DIR: z.string().min(1).default(".cairn-data"),
+  DATABASE_URL: optionalUrl(["postgres", "postgresql"]),
+  REDIS_URL: optionalUrl(["redis", "rediss"]),
+  CAIRN_JWT_SECRET: optionalSecret(32),
+  CAIRN_JWKS_URL: optionalUrl(["http", "https"]),
+  CAIRN_JWT_ISSUER: z.string().min(1).default("cairn"),
+  CAIRN_JWT_AUDIENCE: z.string().min(1).default("cairn-api"),
+  CAIRN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(31_536_000).default(86_400),
+  CAIRN_ADMIN_API_KEY: optionalSecret(24),
+  CAIRN_COLLAB_SECRET: optionalSecret(16),
+  CAIRN_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+  CAIRN_RATE_LIMIT_SCALE: z.coerce.number().positive().max(1e9).default(1),
+  CAIRN_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  CAIRN_ROUTING_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  CAIRN_USAGE_FLUSH_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  CAIRN_INSTANCE_ID: z.string().min(1).optional(),
+  /** Test-only fault hooks (provisioning failure injection). Refused when NODE_ENV=production. */
+  CAIRN_TEST_FAULTS: boolFlag,
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export type Profile = "embedded" | "cluster";
+
+export interface Config {
+  readonly profile: Profile;
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly controlPlane: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
+  readonly queue: { kind: "embedded" } | { kind: "redis"; url: string };
+  readonly counters: { kind: "memory" } | { kind: "redis"; url: string };
+  readonly jwt: {
+    secret: string | undefined;
+    jwksUrl: string | undefined;
+    issuer: string;
+    audience: string;
+    ttlSeconds: number;
+  };
+  readonly adminApiKey: string | undefined;
+  readonly collabSecret: string | undefined;
+  readonly logLevel: Env["CAIRN_LOG_LEVEL"];
+  readonly rateLimitScale: number;
+  readonly shutdownTimeoutMs: number;
+  readonly routingCacheTtlMs: number;
+  readonly usageFlushMs: number;
+  readonly instanceId: string;
+  readonly testFaults: boolean;
+  readonly nodeEnv: Env["NODE_ENV"];
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Parse the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  if (e.CAIRN_TEST_FAULTS && e.NODE_ENV === "production") {
+    throw new ConfigError("Invalid configuration:\n  CAIRN_TEST_FAULTS: must be off when NODE_ENV=production");
+  }
+  const dataDir = resolve(e.CAIRN_DATA_DIR);
+  const anyEngine = e.DATABASE_URL !== undefined || e.REDIS_URL !== undefined;
+  return {
+    profile: anyEngine ? "cluster" : "embedded",
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    controlPlane: e.DATABASE_URL
+      ? { kind: "postgres", url: e.DATABASE_URL }
+      : { kind: "sqlite", path: resolve(dataDir, "control-plane.sqlite") },
+    queue: e.REDIS_URL ? { kind: "redis", url: e.REDIS_URL } : { kind: "embedded" },
+    counters: e.REDIS_URL ? { kind: "redis", url: e.REDIS_URL } : { kind: "memory" },
+    jwt: {
+      secret: e.CAIRN_JWT_SECRET,
+      jwksUrl: e.CAIRN_JWKS_URL,
+      issuer: e.CAIRN_JWT_ISSUER,
+      audience: e.CAIRN_JWT_AUDIENCE,
+      ttlSeconds: e.CAIRN_TOKEN_TTL_SECONDS,
+    },
+    adminApiKey: e.CAIRN_ADMIN_API_KEY,
+    collabSecret: e.CAIRN_COLLAB_SECRET,
+    logLevel: e.CAIRN_LOG_LEVEL,
+    rateLimitScale: e.CAIRN_RATE_LIMIT_SCALE,
+    shutdownTimeoutMs: e.CAIRN_SHUTDOWN_TIMEOUT_MS,
+    routingCacheTtlMs: e.CAIRN_ROUTING_CACHE_TTL_MS,
+    usageFlushMs: e.CAIRN_USAGE_FLUSH_MS,
+    instanceId: e.CAIRN_INSTANCE_ID ?? `${process.pid}-${crypto.randomUUID().slice(0, 8)}`,
+    testFaults: e.CAIRN_TEST_FAULTS,
+    nodeEnv: e.NODE_ENV,
+  };
+}
