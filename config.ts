@@ -36,6 +36,11 @@ export const EnvSchema = z.object({
   CAIRN_DATA_DIR: z.string().min(1).default(".cairn-data"),
   DATABASE_URL: optionalUrl(["postgres", "postgresql"]),
   REDIS_URL: optionalUrl(["redis", "rediss"]),
+  /** Key prefix on Redis, so several installations (or test runs) can share one server. */
+  CAIRN_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "must be 1-64 characters of letters, digits, _ . : -")
+    .default("cairn"),
   CAIRN_JWT_SECRET: optionalSecret(32),
   CAIRN_JWKS_URL: optionalUrl(["http", "https"]),
   CAIRN_JWT_ISSUER: z.string().min(1).default("cairn"),
@@ -66,6 +71,7 @@ export interface Config {
   readonly controlPlane: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
   readonly queue: { kind: "embedded" } | { kind: "redis"; url: string };
   readonly counters: { kind: "memory" } | { kind: "redis"; url: string };
+  readonly redisPrefix: string;
   readonly jwt: {
     secret: string | undefined;
     jwksUrl: string | undefined;
@@ -112,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : { kind: "sqlite", path: resolve(dataDir, "control-plane.sqlite") },
     queue: e.REDIS_URL ? { kind: "redis", url: e.REDIS_URL } : { kind: "embedded" },
     counters: e.REDIS_URL ? { kind: "redis", url: e.REDIS_URL } : { kind: "memory" },
+    redisPrefix: e.CAIRN_REDIS_PREFIX,
     jwt: {
       secret: e.CAIRN_JWT_SECRET,
       jwksUrl: e.CAIRN_JWKS_URL,

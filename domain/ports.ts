@@ -142,10 +142,19 @@ export interface ControlPlaneStore {
   createUser(u: NewUser): Promise<User>;
   getUser(id: number): Promise<User | null>;
   getUserByEmail(email: string): Promise<User | null>;
-  updateUser(id: number, patch: Partial<Pick<User, "name" | "tier" | "email_verified" | "roles" | "barriers">>): Promise<User>;
+  updateUser(
+    id: number,
+    patch: Partial<Pick<User, "name" | "tier" | "email_verified" | "roles" | "barriers">>,
+  ): Promise<User>;
 
   /** Inserts a key unless the user already has maxKeys; returns null when at the limit. */
-  createApiKey(input: { userId: number; hash: string; prefix: string; label: string; maxKeys: number }): Promise<ApiKeyRecord | null>;
+  createApiKey(input: {
+    userId: number;
+    hash: string;
+    prefix: string;
+    label: string;
+    maxKeys: number;
+  }): Promise<ApiKeyRecord | null>;
   findUserByApiKeyHash(hash: string): Promise<{ key: ApiKeyRecord; user: User } | null>;
   listApiKeys(userId: number): Promise<ApiKeyRecord[]>;
   deleteApiKey(userId: number, keyId: string): Promise<boolean>;

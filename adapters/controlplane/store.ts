@@ -121,7 +121,17 @@ export class SqlControlPlaneStore implements ControlPlaneStore {
     await this.sql.run(
       `INSERT INTO tenants (tenant_id, slug, display_name, tier, region, provisioning_state, is_active,
         provisioned_at, state_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, t.slug, t.display_name, t.tier, t.region, t.provisioning_state ?? "provisioning", t.is_active ?? false, at, at],
+      [
+        id,
+        t.slug,
+        t.display_name,
+        t.tier,
+        t.region,
+        t.provisioning_state ?? "provisioning",
+        t.is_active ?? false,
+        at,
+        at,
+      ],
     );
     return (await this.getTenant(id)) as Tenant;
   }

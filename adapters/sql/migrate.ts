@@ -8,9 +8,7 @@ import type { Migration, SqlClient } from "../../domain/ports.ts";
 const LOCK_KEY = 7_403_311; // arbitrary, stable advisory-lock key for Cairn migrations
 
 export async function migrate(sql: SqlClient, migrations: Migration[]): Promise<string[]> {
-  await sql.exec(
-    "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)",
-  );
+  await sql.exec("CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)");
   return sql.transaction(async (tx) => {
     if (tx.dialect === "postgres") await tx.run(`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);
     const done = new Set((await tx.all<{ id: string }>("SELECT id FROM schema_migrations")).map((r) => r.id));

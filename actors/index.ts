@@ -1,0 +1,36 @@
+/** The actor primitives and the actors built on them. Import across folders only from here. */
+export {
+  Actor,
+  type ActorEvent,
+  type ActorExit,
+  type ActorOptions,
+  type ActorStatus,
+  DEFAULT_SUPERVISION,
+  type Reply,
+  type StopMode,
+  type SupervisionOptions,
+} from "./actor.ts";
+export {
+  DEFAULT_FAIL_REASON,
+  type DiscardReason,
+  Mailbox,
+  type MailboxOptions,
+  type MailboxStats,
+  OVERFLOW_POLICIES,
+  type OverflowEvent,
+  type OverflowPolicy,
+  type Take,
+  validateMailboxOptions,
+} from "./mailbox.ts";
+export { RateLimiter } from "./rate-limiter.ts";
+export { Registry, type RegistryErrorEvent, type RegistryOptions, type UnloadReason } from "./registry.ts";
+export {
+  assertActive,
+  TENANT_INVALIDATE_CHANNEL,
+  TenantActor,
+  TenantDirectory,
+  type TenantDirectoryOptions,
+  type TenantLogger,
+  type TenantStore,
+} from "./tenant.ts";
+export { type UsageEvent, UsageRecorder, type UsageStore, type UsageTotals } from "./usage.ts";

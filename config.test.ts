@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "./config.ts";
+
+describe("loadConfig", () => {
+  test("embedded profile when no engine URL is set", () => {
+    const c = loadConfig({});
+    expect(c.profile).toBe("embedded");
+    expect(c.port).toBe(8080);
+    expect(c.controlPlane.kind).toBe("sqlite");
+    expect(c.queue.kind).toBe("embedded");
+    expect(c.counters.kind).toBe("memory");
+  });
+
+  test("engine URLs move capabilities onto real engines", () => {
+    const c = loadConfig({ DATABASE_URL: "postgres://u@h:5432/db", REDIS_URL: "redis://h:6379" });
+    expect(c.profile).toBe("cluster");
+    expect(c.controlPlane).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db" });
+    expect(c.queue).toEqual({ kind: "redis", url: "redis://h:6379" });
+    expect(c.counters).toEqual({ kind: "redis", url: "redis://h:6379" });
+  });
+
+  test("a bad value fails with a message naming the variable", () => {
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => loadConfig({ DATABASE_URL: "mysql://x" })).toThrow(
+      /DATABASE_URL: must be a URL starting with postgres/,
+    );
+    expect(() => loadConfig({ CAIRN_JWT_SECRET: "short" })).toThrow(/CAIRN_JWT_SECRET: must be at least 32/);
+    expect(() => loadConfig({ CAIRN_LOG_LEVEL: "loud" })).toThrow(/CAIRN_LOG_LEVEL/);
+    expect(() => loadConfig({ CAIRN_TEST_FAULTS: "1", NODE_ENV: "production" })).toThrow(/CAIRN_TEST_FAULTS/);
+  });
+
+  test("start-up exits non-zero and names the variable", () => {
+    const r = Bun.spawnSync([process.execPath, "main.ts"], {
+      env: { ...process.env, PORT: "99999", CAIRN_LOG_LEVEL: "silent" },
+      cwd: import.meta.dir,
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr.toString()).toContain("PORT");
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The Hono application: request context, one error handler, OpenAPI document and the
+ * route groups. Routes are thin: validate -> domain service -> respond.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AppError } from "../domain/errors.ts";
+import { makeGuards } from "./auth/guards.ts";
+import type { AppEnv } from "./context.ts";
+import type { AppDeps } from "./deps.ts";
+import { mountOpenApi } from "./openapi.ts";
+import { registerOpsRoutes } from "./routes/ops/routes.ts";
+import { registerUserRoutes } from "./routes/user/routes.ts";
+import { toValidationIssues } from "./validation.ts";
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const data = (result as { data?: unknown }).data;
+        throw AppError.validation(toValidationIssues(result.error.issues, result.target, data));
+      }
+      return undefined;
+    },
+  });
+
+  app.use("*", async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : crypto.randomUUID();
+    c.set("requestId", requestId);
+    c.set("log", deps.logger.child({ request_id: requestId }));
+    c.header("X-Request-Id", requestId);
+    const started = performance.now();
+    await next();
+    c.get("log").info(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      },
+      "request",
+    );
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof AppError) {
+      if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+      if (err.code === "unauthenticated")
+        c.header("WWW-Authenticate", 'Bearer realm="cairn", ApiKey header="X-API-Key"');
+      return c.json(err.toBody(), err.status as ContentfulStatusCode);
+    }
+    if (err instanceof HTTPException) {
+      // Hono's validator reports an unparsable JSON body as a 400; the contract wants the
+      // section 7 validation body for every invalid input.
+      if (/malformed json/i.test(err.message)) {
+        const issue = {
+          loc: ["body"],
+          msg: "JSON decode error",
+          type: "json_invalid",
+          input: null,
+          ctx: { error: err.message },
+        };
+        return c.json({ detail: [issue] }, 422);
+      }
+      return c.json({ detail: err.message || "Request refused" }, err.status);
+    }
+    (c.get("log") ?? deps.logger).error({ err }, "unhandled error");
+    return c.json({ detail: "Internal server error" }, 500);
+  });
+
+  app.notFound((c) => c.json({ detail: "Not Found" }, 404));
+
+  const guards = makeGuards(deps);
+  registerOpsRoutes(app, deps);
+  registerUserRoutes(app, deps, guards);
+  mountOpenApi(app);
+  return app;
+}

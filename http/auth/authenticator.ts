@@ -1,0 +1,73 @@
+/**
+ * Turns credentials into an Identity. Wrong or missing credentials are 401
+ * ("unauthenticated"); a valid identity without rights is 403 ("forbidden").
+ */
+import { AppError } from "../../domain/errors.ts";
+import { type UserIdentity, userIdentity } from "../../domain/identity.ts";
+import type { ControlPlaneStore, User } from "../../domain/ports.ts";
+import { hashApiKey, safeEqual } from "./api-keys.ts";
+import type { JwtVerifier } from "./jwt.ts";
+import type { InstallationSecrets } from "./secrets.ts";
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+export class Authenticator {
+  /** Last time each API key's last_used_at was written; bounded by the number of keys in use. */
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly store: ControlPlaneStore,
+    private readonly jwt: JwtVerifier,
+    private readonly secrets: InstallationSecrets,
+  ) {}
+
+  async fromBearer(authorization: string | undefined): Promise<UserIdentity> {
+    const m = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+    if (!m?.[1]) throw new AppError("unauthenticated", "Missing bearer token (Authorization: Bearer <JWT>)");
+    const claims = await this.jwt.verify(m[1]);
+    let user: User | null = null;
+    if (/^\d+$/.test(claims.sub)) user = await this.store.getUser(Number(claims.sub));
+    else if (typeof claims.email === "string") user = await this.store.getUserByEmail(claims.email);
+    if (!user) throw new AppError("unauthenticated", "Token subject is not a known user");
+    if (claims.tid !== undefined && claims.tid !== user.tenant_id) {
+      throw new AppError("unauthenticated", "Token tenant does not match the user");
+    }
+    return userIdentity(user, "jwt");
+  }
+
+  async fromApiKey(key: string | undefined): Promise<UserIdentity> {
+    if (!key) throw new AppError("unauthenticated", "Missing API key (X-API-Key header)");
+    if (safeEqual(key, this.secrets.adminApiKey)) {
+      throw new AppError("forbidden", "The admin-consumer key cannot call user endpoints");
+    }
+    const found = await this.store.findUserByApiKeyHash(hashApiKey(key));
+    if (!found) throw new AppError("unauthenticated", "Invalid API key");
+    this.touch(found.key.id);
+    return userIdentity(found.user, "api_key", found.key.id);
+  }
+
+  /** Tenant administration: only the admin-consumer key; a user's key is valid but lacks the right. */
+  async admin(key: string | undefined): Promise<void> {
+    if (!key) throw new AppError("unauthenticated", "Missing admin API key (X-API-Key header)");
+    if (safeEqual(key, this.secrets.adminApiKey)) return;
+    const found = await this.store.findUserByApiKeyHash(hashApiKey(key));
+    if (found) throw new AppError("forbidden", "Tenant administration is restricted to the admin consumer");
+    throw new AppError("unauthenticated", "Invalid API key");
+  }
+
+  collab(secret: string | undefined): void {
+    if (!secret || !safeEqual(secret, this.secrets.collabSecret)) {
+      throw new AppError("unauthenticated", "Missing or invalid X-Collab-Secret");
+    }
+  }
+
+  private touch(keyId: string): void {
+    const now = Date.now();
+    const last = this.touched.get(keyId) ?? 0;
+    if (now - last < TOUCH_INTERVAL_MS) return;
+    this.touched.set(keyId, now);
+    if (this.touched.size > 10_000) this.touched.clear();
+    // Best effort: last_used_at is informational; a failed write must not fail the request.
+    this.store.touchApiKeys([keyId], new Date(now).toISOString()).catch(() => this.touched.delete(keyId));
+  }
+}

@@ -1,0 +1,1 @@
+"""Cairn lab worker."""

@@ -1,0 +1,145 @@
+/**
+ * Composition root: parse config, build the adapters the profile names, start the
+ * actors, serve HTTP. The only module that wires adapters in.
+ */
+import type { Server } from "bun";
+import type { Logger } from "pino";
+import { RateLimiter, TenantDirectory, UsageRecorder } from "./actors/index.ts";
+import { SqlControlPlaneStore } from "./adapters/controlplane/index.ts";
+import { MemoryCounterStore, RedisCounterStore } from "./adapters/counters/index.ts";
+import { type MemoryBus, MemoryPubSub, type PubSubErrorEvent, RedisPubSub } from "./adapters/pubsub/index.ts";
+import { BullJobQueue, EmbeddedJobQueue, JOB_QUEUE_MIGRATIONS } from "./adapters/queue/index.ts";
+import { PostgresClient, SqliteClient } from "./adapters/sql/index.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import type { ControlPlaneStore, CounterStore, JobQueue, PubSub } from "./domain/ports.ts";
+import { buildApp } from "./http/app.ts";
+import { Authenticator } from "./http/auth/authenticator.ts";
+import { JwtVerifier } from "./http/auth/jwt.ts";
+import { loadInstallationSecrets } from "./http/auth/secrets.ts";
+import type { AppDeps } from "./http/deps.ts";
+import { createLogger } from "./http/logger.ts";
+
+/** Opens the control plane of the configured profile and applies every migration. */
+export async function openControlPlane(config: Config): Promise<ControlPlaneStore> {
+  const sql =
+    config.controlPlane.kind === "sqlite"
+      ? new SqliteClient(config.controlPlane.path)
+      : new PostgresClient(config.controlPlane.url);
+  const store = new SqlControlPlaneStore(sql);
+  await store.migrate([...JOB_QUEUE_MIGRATIONS]);
+  return store;
+}
+
+export interface ServiceOptions {
+  logger?: Logger;
+  /** Lets several in-process instances share one in-memory bus (tests of the embedded profile). */
+  memoryBus?: MemoryBus;
+}
+
+export interface Service {
+  readonly deps: AppDeps;
+  readonly app: ReturnType<typeof buildApp>;
+  fetch(req: Request): Response | Promise<Response>;
+  /** Flushes and closes every adapter; call after HTTP has drained. */
+  close(): Promise<void>;
+}
+
+export async function buildService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
+  const logger = opts.logger ?? createLogger(config.logLevel, { instance: config.instanceId });
+  const store = await openControlPlane(config);
+  const queue: JobQueue =
+    config.queue.kind === "redis"
+      ? new BullJobQueue({ url: config.queue.url, prefix: `${config.redisPrefix}:bull`, logger })
+      : new EmbeddedJobQueue(store.sql, { logger });
+  const counters: CounterStore =
+    config.counters.kind === "redis"
+      ? new RedisCounterStore({ url: config.counters.url, prefix: `${config.redisPrefix}:` })
+      : new MemoryCounterStore();
+  const onPubSubError = (e: PubSubErrorEvent) => logger.error({ pubsub: e }, "pub/sub listener failed");
+  const pubsub: PubSub =
+    config.counters.kind === "redis"
+      ? new RedisPubSub({ url: config.counters.url, onError: onPubSubError })
+      : new MemoryPubSub(opts.memoryBus, { onError: onPubSubError });
+
+  const secrets = await loadInstallationSecrets(config, store);
+  const auth = new Authenticator(store, new JwtVerifier({ ...config.jwt, secret: secrets.jwtSecret }), secrets);
+  const tenants = new TenantDirectory(store, pubsub, { ttlMs: config.routingCacheTtlMs, logger });
+  await tenants.start();
+  const rateLimiter = new RateLimiter(counters, { scale: config.rateLimitScale });
+  const usage = new UsageRecorder(store, {
+    flushMs: config.usageFlushMs,
+    onEvent: (e) => logger.warn({ usage: e }, "usage recorder"),
+  });
+
+  let draining = false;
+  const deps: AppDeps = {
+    config,
+    logger,
+    store,
+    queue,
+    counters,
+    pubsub,
+    secrets,
+    auth,
+    tenants,
+    rateLimiter,
+    usage,
+    draining: () => draining,
+  };
+  const app = buildApp(deps);
+
+  let closed: Promise<void> | null = null;
+  const close = () => {
+    closed ??= (async () => {
+      draining = true;
+      // Order matters: stop taking jobs, persist counts, then drop connections.
+      await queue.close().catch((err) => logger.error({ err }, "closing the job queue"));
+      await usage.close().catch((err) => logger.error({ err }, "flushing usage"));
+      await tenants.close().catch((err) => logger.error({ err }, "closing the tenant directory"));
+      await pubsub.close().catch((err) => logger.error({ err }, "closing pub/sub"));
+      await counters.close().catch((err) => logger.error({ err }, "closing counters"));
+      await store.close().catch((err) => logger.error({ err }, "closing the control plane"));
+    })();
+    return closed;
+  };
+  return { deps, app, fetch: app.fetch, close };
+}
+
+/** Starts the HTTP server and wires graceful shutdown on SIGTERM/SIGINT. */
+export async function startServer(config: Config): Promise<{ server: Server<undefined>; service: Service }> {
+  const service = await buildService(config);
+  const { logger } = service.deps;
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: service.fetch, idleTimeout: 60 });
+  logger.info({ url: `http://localhost:${server.port}`, profile: config.profile }, "cairn listening");
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: draining in-flight requests and jobs");
+    const timer = setTimeout(() => {
+      logger.error({ timeout_ms: config.shutdownTimeoutMs }, "shutdown timed out; exiting");
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    // stop(false): stop accepting, let in-flight requests finish.
+    await server.stop(false);
+    await service.close();
+    clearTimeout(timer);
+    logger.info("shutdown complete");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  return { server, service };
+}
+
+if (import.meta.main) {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+  await startServer(config);
+}

@@ -1,0 +1,70 @@
+/**
+ * Boots real service instances for route tests: a temp data dir (embedded profile) or the
+ * test engines (cluster profile), a seeded active tenant, and helpers for credentials.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../config.ts";
+import type { User } from "../domain/ports.ts";
+import type { UserTier } from "../domain/tiers.ts";
+import { signUserToken } from "../http/auth/jwt.ts";
+import { buildService, type Service, type ServiceOptions } from "../main.ts";
+import { ensureUser, issueApiKey } from "../pipelines/demo-seed.ts";
+
+export interface TestService {
+  service: Service;
+  tenantId: string;
+  request(path: string, init?: RequestInit): Promise<Response>;
+  user(email: string, tier?: UserTier, roles?: string[]): Promise<User>;
+  token(email: string, tier?: UserTier): Promise<string>;
+  apiKey(email: string, tier?: UserTier): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(
+  env: Record<string, string> = {},
+  opts: ServiceOptions & { tenantSlug?: string; dataDir?: string } = {},
+): Promise<TestService> {
+  const ownDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "cairn-svc-"));
+  const config = loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: "silent", NODE_ENV: "test", ...env });
+  const service = await buildService(config, opts);
+  const { store, secrets } = service.deps;
+  const slug = opts.tenantSlug ?? `t-${crypto.randomUUID().slice(0, 8)}`;
+  const tenant =
+    (await store.getTenantBySlug(slug)) ??
+    (await store.createTenant({
+      slug,
+      display_name: "Test Tenant",
+      tier: "enterprise",
+      region: "local",
+      provisioning_state: "active",
+      is_active: true,
+    }));
+  const user = (email: string, tier?: UserTier, roles?: string[]) =>
+    ensureUser(store, tenant.tenant_id, email, tier, undefined, roles);
+  return {
+    service,
+    tenantId: tenant.tenant_id,
+    request: async (path, init) => service.fetch(new Request(`http://cairn.test${path}`, init)),
+    user,
+    token: async (email, tier) => {
+      const u = await user(email, tier);
+      return signUserToken(
+        { secret: secrets.jwtSecret, issuer: config.jwt.issuer, audience: config.jwt.audience, ttlSeconds: 600 },
+        { userId: u.id, email: u.email, tenantId: u.tenant_id },
+      );
+    },
+    apiKey: async (email, tier) => {
+      const u = await user(email, tier);
+      const key = await issueApiKey(store, u, "test");
+      if (!key) throw new Error(`API key limit reached for ${email}`);
+      return key;
+    },
+    close: async () => {
+      await service.close();
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
