@@ -79,6 +79,27 @@ function runUsageSuite(name: string, make: () => Promise<{ store: ControlPlaneSt
       expect(await store.getUsage(u, "2024-03-15")).toEqual({ today: 3, this_month: 4 });
     });
 
+    test("persisted totals are reused for flushMs; another instance's flush shows after that", async () => {
+      const u = await newUser();
+      let clock = MAR_15.getTime();
+      const a = new UsageRecorder(store, { flushMs: 1_000, now: () => clock });
+      const b = new UsageRecorder(store, { flushMs: 1_000, now: () => clock });
+      a.record(u);
+      await a.flush();
+      expect(await a.usage(u)).toEqual({ today: 1, this_month: 1 });
+      a.record(u);
+      await a.flush(); // its own flush keeps the cached total exact
+      expect(await a.usage(u)).toEqual({ today: 2, this_month: 2 });
+      b.record(u);
+      b.record(u);
+      await b.flush();
+      expect(await a.usage(u)).toEqual({ today: 2, this_month: 2 }); // cached, within flushMs
+      clock += 1_000;
+      expect(await a.usage(u)).toEqual({ today: 4, this_month: 4 });
+      await a.close();
+      await b.close();
+    });
+
     test("the timer flushes every flushMs without being asked", async () => {
       const u = await newUser();
       const rec = new UsageRecorder(store, { flushMs: 10 });

@@ -11,10 +11,15 @@
  * - Flushes and usage() reads run one at a time, so a read never sees a batch both in the
  *   database and in memory, or in neither: usage() = persisted + this instance's pending,
  *   exact for a single instance. Other instances' pending counts appear once they flush.
+ * - Persisted totals read by usage() are reused for `flushMs` (and kept exact by adding
+ *   this instance's own flushed batches), so a busy /v1/user/me does not read the store
+ *   on every call; other instances' flushes show within one more interval.
  */
 import { AppError } from "../domain/errors.ts";
 import type { ControlPlaneStore, UsageIncrement } from "../domain/ports.ts";
 import { utcDay } from "../domain/rate-limit.ts";
+
+const PERSISTED_CACHE_MAX = 10_000;
 
 export type UsageStore = Pick<ControlPlaneStore, "addUsage" | "getUsage">;
 
@@ -54,6 +59,8 @@ export class UsageRecorder {
   /** Set while the store is failing: retries wait for the timer instead of every new entry. */
   private failing = false;
   private closing: Promise<void> | undefined;
+  /** Persisted totals per user, reused for flushMs; bounded by PERSISTED_CACHE_MAX. */
+  private readonly persisted = new Map<number, { day: string; at: number; totals: UsageTotals }>();
 
   constructor(
     private readonly store: UsageStore,
@@ -100,8 +107,7 @@ export class UsageRecorder {
     const day = utcDay(now?.getTime() ?? this.now());
     const month = day.slice(0, 7);
     return this.serial(async () => {
-      const persisted = await this.store.getUsage(userId, day);
-      let { today, this_month } = persisted;
+      let { today, this_month } = await this.persistedTotals(userId, day);
       // inFlight is empty here: flushes hold the same turn.
       for (const e of this.pending.values()) {
         if (e.userId !== userId || !e.day.startsWith(month)) continue;
@@ -149,8 +155,27 @@ export class UsageRecorder {
       this.schedule();
       throw error;
     }
+    for (const e of this.inFlight.values()) this.addToCache(e);
     this.inFlight = new Map();
     this.failing = false;
+  }
+
+  private async persistedTotals(userId: number, day: string): Promise<UsageTotals> {
+    const hit = this.persisted.get(userId);
+    const t = this.now();
+    if (hit && hit.day === day && t - hit.at < this.flushMs) return { ...hit.totals };
+    const totals = await this.store.getUsage(userId, day);
+    if (this.persisted.size >= PERSISTED_CACHE_MAX) this.persisted.clear();
+    this.persisted.set(userId, { day, at: t, totals: { ...totals } });
+    return totals;
+  }
+
+  /** Keeps a cached total exact after this instance persisted `e`. */
+  private addToCache(e: UsageIncrement): void {
+    const hit = this.persisted.get(e.userId);
+    if (!hit || !e.day.startsWith(hit.day.slice(0, 7))) return;
+    hit.totals.this_month += e.count;
+    if (e.day === hit.day) hit.totals.today += e.count;
   }
 
   private flushInBackground(): void {

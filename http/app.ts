@@ -10,6 +10,7 @@ import { makeGuards } from "./auth/guards.ts";
 import type { AppEnv } from "./context.ts";
 import type { AppDeps } from "./deps.ts";
 import { mountOpenApi } from "./openapi.ts";
+import { RequestLog } from "./request-log.ts";
 import { registerOpsRoutes } from "./routes/ops/routes.ts";
 import { registerUserRoutes } from "./routes/user/routes.ts";
 import { toValidationIssues } from "./validation.ts";
@@ -31,19 +32,16 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : crypto.randomUUID();
     c.set("requestId", requestId);
-    c.set("log", deps.logger.child({ request_id: requestId }));
+    c.set("log", new RequestLog(deps.logger, requestId));
     c.header("X-Request-Id", requestId);
     const started = performance.now();
     await next();
-    c.get("log").info(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      },
-      "request",
-    );
+    c.get("log").access({
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    });
   });
 
   app.onError((err, c) => {
@@ -68,7 +66,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       }
       return c.json({ detail: err.message || "Request refused" }, err.status);
     }
-    (c.get("log") ?? deps.logger).error({ err }, "unhandled error");
+    (c.get("log")?.logger ?? deps.logger).error({ err }, "unhandled error");
     return c.json({ detail: "Internal server error" }, 500);
   });
 

@@ -7,6 +7,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { AppError } from "../../domain/errors.ts";
 import { startTestService, type TestService } from "../../test/harness.ts";
 import type { AppEnv } from "../context.ts";
+import { RequestLog } from "../request-log.ts";
 import { makeGuards } from "./guards.ts";
 
 let svc: TestService;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   const guards = makeGuards(deps);
   probe = new OpenAPIHono<AppEnv>();
   probe.use("*", async (c, next) => {
-    c.set("log", deps.logger);
+    c.set("log", new RequestLog(deps.logger, "test"));
     await next();
   });
   probe.onError((err, c) =>

@@ -24,7 +24,7 @@ export function makeGuards(deps: AppDeps): Guards {
     const id = c.get("identity") as UserIdentity;
     const tenant = await deps.tenants.resolve(id.tenantId);
     c.set("tenant", tenant);
-    c.set("log", c.get("log").child({ tenant_id: tenant.tenant_id, user_id: id.user.id }));
+    c.get("log").bind({ tenant_id: tenant.tenant_id, user_id: id.user.id });
     const decision = await deps.rateLimiter.check(id.user.id, id.user.tier);
     for (const [k, v] of Object.entries(decision.headers)) c.header(k, v);
     if (!decision.allowed) {
@@ -64,7 +64,7 @@ export function makeGuards(deps: AppDeps): Guards {
   const admin: Mw = async (c, next) => {
     await auth.admin(c.req.header("x-api-key"));
     c.set("identity", { kind: "admin" });
-    c.set("log", c.get("log").child({ consumer: "admin" }));
+    c.get("log").bind({ consumer: "admin" });
     await next();
   };
   const collab: Mw = async (c, next) => {

@@ -180,3 +180,19 @@ describe("JwtVerifier", () => {
     await expect401("not-a-jwt", /Malformed/);
   });
 });
+
+describe("verified-token cache", () => {
+  test("a cached token is refused once it expires", async () => {
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("1")
+      .setIssuer(ISS)
+      .setAudience(AUD)
+      .setExpirationTime(nowSec() + 1)
+      .sign(new TextEncoder().encode(SECRET));
+    expect((await verifier.verify(token)).sub).toBe("1");
+    expect((await verifier.verify(token)).sub).toBe("1");
+    await Bun.sleep(2_100 - (Date.now() % 1000));
+    await expect401(token, /expired/);
+  });
+});

@@ -25,9 +25,18 @@ export interface CairnClaims extends JWTPayload {
   tid?: string;
 }
 
+/** Verified tokens remembered (bounded); a hit still re-checks exp and nbf against the clock. */
+const CACHE_MAX = 10_000;
+
 export class JwtVerifier {
   private readonly hmacKey: Uint8Array | undefined;
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+  /**
+   * Signature checks dominate the cost of an authenticated request. A token is immutable,
+   * so once its signature, issuer and audience verified, only the time claims can change
+   * the answer. Insertion-ordered Map: the oldest entry goes first when full.
+   */
+  private readonly verified = new Map<string, CairnClaims>();
 
   constructor(private readonly s: JwtSettings) {
     this.hmacKey = s.secret ? new TextEncoder().encode(s.secret) : undefined;
@@ -35,6 +44,27 @@ export class JwtVerifier {
   }
 
   async verify(token: string): Promise<CairnClaims> {
+    const hit = this.verified.get(token);
+    if (hit) {
+      const now = Date.now() / 1000;
+      const tolerance = this.s.clockToleranceSec ?? 5;
+      if (typeof hit.exp === "number" && hit.exp + tolerance <= now) {
+        this.verified.delete(token);
+        throw new AppError("unauthenticated", "Token has expired");
+      }
+      if (typeof hit.nbf !== "number" || hit.nbf - tolerance <= now) return hit;
+      this.verified.delete(token);
+    }
+    const claims = await this.verifyUncached(token);
+    if (this.verified.size >= CACHE_MAX) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private async verifyUncached(token: string): Promise<CairnClaims> {
     let alg: string | undefined;
     try {
       alg = decodeProtectedHeader(token).alg;
