@@ -41,6 +41,27 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "must be 1-64 characters of letters, digits, _ . : -")
     .default("cairn"),
+  /** The lab's lakehouse gateway (docs/lakehouse-gateway.md); unset = no lakehouse configured. */
+  CAIRN_LAKEHOUSE_URL: optionalUrl(["http", "https"]),
+  /** Shared token the service sends to the lab gateway (X-Lab-Token). */
+  CAIRN_LAB_TOKEN: optionalSecret(16),
+  /**
+   * Key ring for secrets encrypted at rest (catalog storage keys): `id:base64(32 bytes)`,
+   * comma-separated, the first one encrypts. Unset: a key is generated into CAIRN_DATA_DIR.
+   */
+  CAIRN_SECRET_KEYS: z
+    .string()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v))
+    .refine(
+      (v) =>
+        v === undefined ||
+        v.split(",").every((part) => {
+          const [id, key] = part.split(":");
+          return !!id && /^[A-Za-z0-9_-]{1,32}$/.test(id) && !!key && Buffer.from(key, "base64").length === 32;
+        }),
+      "must be id:base64key[,id:base64key...] with 32-byte keys",
+    ),
   CAIRN_JWT_SECRET: optionalSecret(32),
   CAIRN_JWKS_URL: optionalUrl(["http", "https"]),
   CAIRN_JWT_ISSUER: z.string().min(1).default("cairn"),
@@ -79,6 +100,9 @@ export interface Config {
     audience: string;
     ttlSeconds: number;
   };
+  readonly lakehouse: { url: string; token: string | undefined } | null;
+  /** Parsed key ring, first = active; null means "generate/load one under dataDir". */
+  readonly secretKeys: { id: string; key: Buffer }[] | null;
   readonly adminApiKey: string | undefined;
   readonly collabSecret: string | undefined;
   readonly logLevel: Env["CAIRN_LOG_LEVEL"];
@@ -126,6 +150,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       audience: e.CAIRN_JWT_AUDIENCE,
       ttlSeconds: e.CAIRN_TOKEN_TTL_SECONDS,
     },
+    lakehouse: e.CAIRN_LAKEHOUSE_URL ? { url: e.CAIRN_LAKEHOUSE_URL, token: e.CAIRN_LAB_TOKEN } : null,
+    secretKeys: e.CAIRN_SECRET_KEYS
+      ? e.CAIRN_SECRET_KEYS.split(",").map((part) => {
+          const [id = "", key = ""] = part.split(":");
+          return { id, key: Buffer.from(key, "base64") };
+        })
+      : null,
     adminApiKey: e.CAIRN_ADMIN_API_KEY,
     collabSecret: e.CAIRN_COLLAB_SECRET,
     logLevel: e.CAIRN_LOG_LEVEL,
