@@ -75,6 +75,10 @@ export const EnvSchema = z.object({
   CAIRN_ROUTING_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   CAIRN_USAGE_FLUSH_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   CAIRN_INSTANCE_ID: z.string().min(1).optional(),
+  /** How long a claimed job is held without renewal; a crashed worker's job waits this long. */
+  CAIRN_JOB_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** Test-only: faults for the provisioning pipeline, e.g. `step_4:crash_after` (needs CAIRN_TEST_FAULTS). */
+  CAIRN_TEST_FAULT_PLAN: z.string().optional(),
   /** Test-only fault hooks (provisioning failure injection). Refused when NODE_ENV=production. */
   CAIRN_TEST_FAULTS: boolFlag,
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -111,7 +115,9 @@ export interface Config {
   readonly routingCacheTtlMs: number;
   readonly usageFlushMs: number;
   readonly instanceId: string;
+  readonly jobLeaseMs: number;
   readonly testFaults: boolean;
+  readonly testFaultPlan: string | undefined;
   readonly nodeEnv: Env["NODE_ENV"];
 }
 
@@ -165,7 +171,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     routingCacheTtlMs: e.CAIRN_ROUTING_CACHE_TTL_MS,
     usageFlushMs: e.CAIRN_USAGE_FLUSH_MS,
     instanceId: e.CAIRN_INSTANCE_ID ?? `${process.pid}-${crypto.randomUUID().slice(0, 8)}`,
+    jobLeaseMs: e.CAIRN_JOB_LEASE_MS,
     testFaults: e.CAIRN_TEST_FAULTS,
+    testFaultPlan: e.CAIRN_TEST_FAULTS ? e.CAIRN_TEST_FAULT_PLAN : undefined,
     nodeEnv: e.NODE_ENV,
   };
 }

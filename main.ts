@@ -2,31 +2,55 @@
  * Composition root: parse config, build the adapters the profile names, start the
  * actors, serve HTTP. The only module that wires adapters in.
  */
+import { dirname } from "node:path";
 import type { Server } from "bun";
 import type { Logger } from "pino";
 import { RateLimiter, TenantDirectory, UsageRecorder } from "./actors/index.ts";
-import { SqlControlPlaneStore } from "./adapters/controlplane/index.ts";
+import {
+  LAKEHOUSE_MIGRATIONS,
+  SqlControlPlaneStore,
+  SqlLakehouseCatalogStore,
+  sourceSchemaAttachments,
+} from "./adapters/controlplane/index.ts";
 import { MemoryCounterStore, RedisCounterStore } from "./adapters/counters/index.ts";
+import { SqliteDocumentIndex } from "./adapters/docindex/index.ts";
+import { LadybugGraph } from "./adapters/graph/index.ts";
+import { GatewayLakehouse } from "./adapters/lakehouse/index.ts";
 import { type MemoryBus, MemoryPubSub, type PubSubErrorEvent, RedisPubSub } from "./adapters/pubsub/index.ts";
 import { BullJobQueue, EmbeddedJobQueue, JOB_QUEUE_MIGRATIONS } from "./adapters/queue/index.ts";
+import { loadKeyRing } from "./adapters/secrets/index.ts";
 import { PostgresClient, SqliteClient } from "./adapters/sql/index.ts";
+import { DuckDbTimeSeries } from "./adapters/timeseries/index.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import type { ControlPlaneStore, CounterStore, JobQueue, PubSub } from "./domain/ports.ts";
+import type { LakehousePort } from "./domain/lakehouse.ts";
+import { defaultCatalogWriter } from "./domain/lakehouse-catalog.ts";
+import type { ControlPlaneStore, CounterStore, JobQueue, JobWorker, PubSub } from "./domain/ports.ts";
+import { SecretBox } from "./domain/secret-box.ts";
 import { buildApp } from "./http/app.ts";
 import { Authenticator } from "./http/auth/authenticator.ts";
 import { JwtVerifier } from "./http/auth/jwt.ts";
 import { loadInstallationSecrets } from "./http/auth/secrets.ts";
 import type { AppDeps } from "./http/deps.ts";
 import { createLogger } from "./http/logger.ts";
+import { LAKEHOUSE_SYNC_QUEUE, makeLakehouseSyncHandler } from "./pipelines/lakehouse-sync/index.ts";
+import {
+  FaultInjector,
+  type ProvisioningEngines,
+  startProvisioningWorker,
+  TenantLifecycle,
+} from "./pipelines/provisioning/index.ts";
 
 /** Opens the control plane of the configured profile and applies every migration. */
 export async function openControlPlane(config: Config): Promise<ControlPlaneStore> {
   const sql =
     config.controlPlane.kind === "sqlite"
-      ? new SqliteClient(config.controlPlane.path)
+      ? // The ci/dm/pm/md read models: one attached file each, so `ci.table` works as on Postgres.
+        new SqliteClient(config.controlPlane.path, {
+          attach: sourceSchemaAttachments(dirname(config.controlPlane.path)),
+        })
       : new PostgresClient(config.controlPlane.url);
   const store = new SqlControlPlaneStore(sql);
-  await store.migrate([...JOB_QUEUE_MIGRATIONS]);
+  await store.migrate([...JOB_QUEUE_MIGRATIONS, ...LAKEHOUSE_MIGRATIONS]);
   return store;
 }
 
@@ -34,10 +58,19 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Lets several in-process instances share one in-memory bus (tests of the embedded profile). */
   memoryBus?: MemoryBus;
+  /**
+   * Engines owned by the caller and shared by several in-process instances, as a cluster
+   * shares its document index, time-series and graph servers (tests); not closed here.
+   */
+  sharedEngines?: Omit<ProvisioningEngines, "lakehouse">;
 }
 
 export interface Service {
   readonly deps: AppDeps;
+  readonly store: ControlPlaneStore;
+  readonly engines: ProvisioningEngines;
+  /** Test-only provisioning fault hooks (inert unless CAIRN_TEST_FAULTS). */
+  readonly faults: FaultInjector;
   readonly app: ReturnType<typeof buildApp>;
   fetch(req: Request): Response | Promise<Response>;
   /** Flushes and closes every adapter; call after HTTP has drained. */
@@ -49,8 +82,13 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
   const store = await openControlPlane(config);
   const queue: JobQueue =
     config.queue.kind === "redis"
-      ? new BullJobQueue({ url: config.queue.url, prefix: `${config.redisPrefix}:bull`, logger })
-      : new EmbeddedJobQueue(store.sql, { logger });
+      ? new BullJobQueue({
+          url: config.queue.url,
+          prefix: `${config.redisPrefix}:bull`,
+          lockDurationMs: config.jobLeaseMs,
+          logger,
+        })
+      : new EmbeddedJobQueue(store.sql, { leaseMs: config.jobLeaseMs, logger });
   const counters: CounterStore =
     config.counters.kind === "redis"
       ? new RedisCounterStore({ url: config.counters.url, prefix: `${config.redisPrefix}:` })
@@ -71,6 +109,52 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     onEvent: (e) => logger.warn({ usage: e }, "usage recorder"),
   });
 
+  const lakehouse: LakehousePort | null = config.lakehouse
+    ? new GatewayLakehouse({ url: config.lakehouse.url, token: config.lakehouse.token })
+    : null;
+  const engines: ProvisioningEngines = {
+    ...(opts.sharedEngines ?? {
+      documentIndex: new SqliteDocumentIndex({ dataDir: config.dataDir }),
+      timeseries: new DuckDbTimeSeries({ dataDir: config.dataDir }),
+      graph: new LadybugGraph({ dataDir: config.dataDir }),
+    }),
+    lakehouse,
+  };
+  const keyRing = loadKeyRing(config);
+  if (config.profile === "cluster" && keyRing.source !== "env") {
+    logger.warn(
+      { key_file: keyRing.source.file },
+      "CAIRN_SECRET_KEYS is not set: secrets are encrypted with a key kept in the data directory; " +
+        "every instance needs the same key ring, so set CAIRN_SECRET_KEYS for multi-instance deployments",
+    );
+  }
+  const secretBox = new SecretBox(keyRing.ring);
+  const lakehouseCatalogs = new SqlLakehouseCatalogStore(store.sql);
+  const sealer = {
+    seal: (plain: string) => secretBox.encrypt(plain, "tenant-initial-api-key"),
+    open: (sealed: string) => secretBox.decrypt(sealed, "tenant-initial-api-key"),
+  };
+  const faults = FaultInjector.parse(config.testFaults, config.testFaultPlan);
+  const tenantAdmin = new TenantLifecycle(store, queue, tenants, sealer);
+  const workers: JobWorker[] = [
+    startProvisioningWorker(queue, {
+      store,
+      engines,
+      catalogs: defaultCatalogWriter(lakehouseCatalogs),
+      lakehouseUrl: config.lakehouse?.url ?? null,
+      sealer,
+      publishRouting: (tenantId) => tenants.invalidate(tenantId),
+      faults,
+      logger,
+    }),
+    queue.work(
+      LAKEHOUSE_SYNC_QUEUE,
+      makeLakehouseSyncHandler({ store, catalogs: lakehouseCatalogs, lakehouse, logger }),
+      // One sync at a time per instance: each holds up to a full batch of rows in memory.
+      { concurrency: 1 },
+    ),
+  ];
+
   let draining = false;
   const deps: AppDeps = {
     config,
@@ -84,6 +168,10 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     tenants,
     rateLimiter,
     usage,
+    tenantAdmin,
+    lakehouse,
+    lakehouseCatalogs,
+    secretBox,
     draining: () => draining,
   };
   const app = buildApp(deps);
@@ -93,16 +181,21 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     closed ??= (async () => {
       draining = true;
       // Order matters: stop taking jobs, persist counts, then drop connections.
+      await Promise.all(workers.map((w) => w.close())).catch((err) => logger.error({ err }, "closing workers"));
       await queue.close().catch((err) => logger.error({ err }, "closing the job queue"));
       await usage.close().catch((err) => logger.error({ err }, "flushing usage"));
       await tenants.close().catch((err) => logger.error({ err }, "closing the tenant directory"));
       await pubsub.close().catch((err) => logger.error({ err }, "closing pub/sub"));
       await counters.close().catch((err) => logger.error({ err }, "closing counters"));
+      const owned = opts.sharedEngines ? [] : [engines.documentIndex, engines.timeseries, engines.graph];
+      for (const engine of [...owned, engines.lakehouse]) {
+        await engine?.close().catch((err) => logger.error({ err, engine: engine.engine }, "closing an engine"));
+      }
       await store.close().catch((err) => logger.error({ err }, "closing the control plane"));
     })();
     return closed;
   };
-  return { deps, app, fetch: app.fetch, close };
+  return { deps, store, engines, faults, app, fetch: app.fetch, close };
 }
 
 /** Starts the HTTP server and wires graceful shutdown on SIGTERM/SIGINT. */

@@ -138,6 +138,18 @@ export interface ControlPlaneStore {
   getTenantBySlug(slug: string): Promise<Tenant | null>;
   listTenants(): Promise<Tenant[]>;
   updateTenant(tenantId: string, patch: TenantPatch): Promise<Tenant>;
+  /**
+   * Applies the patch only while the tenant is in one of `from` states (compare-and-set);
+   * returns the updated tenant, or null when the state did not match.
+   */
+  transitionTenant(tenantId: string, from: ProvisioningState[], patch: TenantPatch): Promise<Tenant | null>;
+
+  /** Inserts the roles that are missing; existing ones are left as they are. */
+  ensureTenantRoles(tenantId: string, roles: { role: string; description: string }[]): Promise<void>;
+  listTenantRoles(tenantId: string): Promise<{ role: string; description: string }[]>;
+  getTenantSetting(tenantId: string, key: string): Promise<string | null>;
+  putTenantSetting(tenantId: string, key: string, value: string): Promise<void>;
+  deleteTenantSetting(tenantId: string, key: string): Promise<boolean>;
 
   createUser(u: NewUser): Promise<User>;
   getUser(id: number): Promise<User | null>;

@@ -11,7 +11,9 @@ import type { AppEnv } from "./context.ts";
 import type { AppDeps } from "./deps.ts";
 import { mountOpenApi } from "./openapi.ts";
 import { RequestLog } from "./request-log.ts";
-import { registerOpsRoutes } from "./routes/ops/routes.ts";
+import { registerLakehouseRoutes } from "./routes/lakehouse/routes.ts";
+import { registerLakehouseHealth, registerOpsRoutes } from "./routes/ops/routes.ts";
+import { registerTenantRoutes } from "./routes/tenants/routes.ts";
 import { registerUserRoutes } from "./routes/user/routes.ts";
 import { toValidationIssues } from "./validation.ts";
 
@@ -75,6 +77,9 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const guards = makeGuards(deps);
   registerOpsRoutes(app, deps);
   registerUserRoutes(app, deps, guards);
+  registerTenantRoutes(app, deps, guards);
+  registerLakehouseHealth(app, deps);
+  registerLakehouseRoutes(app, deps, guards);
   mountOpenApi(app);
   return app;
 }

@@ -1,7 +1,10 @@
 /** What the HTTP layer needs from the composition root (main.ts wires the adapters). */
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
-import type { ControlPlaneStore, CounterStore, JobQueue, PubSub, Tenant } from "../domain/ports.ts";
+import type { LakehousePort } from "../domain/lakehouse.ts";
+import type { LakehouseCatalogStore } from "../domain/lakehouse-catalog.ts";
+import type { ControlPlaneStore, CounterStore, JobQueue, PubSub, Tenant, TenantTier } from "../domain/ports.ts";
+import type { SecretBox } from "../domain/secret-box.ts";
 import type { UserTier } from "../domain/tiers.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { InstallationSecrets } from "./auth/secrets.ts";
@@ -27,6 +30,32 @@ export interface UsagePort {
   usage(userId: number, now?: Date): Promise<{ today: number; this_month: number }>;
 }
 
+export interface TenantStatusView {
+  tenant_id: string;
+  slug: string;
+  provisioning_state: Tenant["provisioning_state"];
+  is_active: boolean;
+  completed_steps: string[];
+  failed_steps: string[];
+  last_error: string | null;
+  state_changed_at: string;
+  steps: { id: string; name: string; status: "completed" | "failed" | "pending" }[];
+}
+
+/** Tenant administration (implemented by pipelines/provisioning TenantLifecycle). */
+export interface TenantAdminPort {
+  createOrResume(input: {
+    slug: string;
+    display_name: string;
+    tier: TenantTier;
+    region: string;
+    admin_email?: string;
+  }): Promise<Tenant>;
+  deactivate(slug: string): Promise<void>;
+  status(slug: string): Promise<TenantStatusView>;
+  claimInitialKey(slug: string): Promise<{ email: string; api_key: string }>;
+}
+
 export interface AppDeps {
   config: Config;
   logger: Logger;
@@ -39,6 +68,13 @@ export interface AppDeps {
   tenants: TenantResolver;
   rateLimiter: RateLimiterPort;
   usage: UsagePort;
+  tenantAdmin: TenantAdminPort;
+  /** Null when no lakehouse gateway is configured. */
+  lakehouse: LakehousePort | null;
+  /** Lakehouse catalogs and sync targets (control plane). */
+  lakehouseCatalogs: LakehouseCatalogStore;
+  /** Encrypts storage secrets at rest (key ring: CAIRN_SECRET_KEYS or <dataDir>/secret-keys.json). */
+  secretBox: SecretBox;
   /** Set by main.ts during graceful shutdown so /readyz turns 503 first. */
   draining?: () => boolean;
 }

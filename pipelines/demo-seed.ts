@@ -1,7 +1,7 @@
 /** Demo data for the embedded profile: one active tenant and three users. Idempotent. */
 import type { ControlPlaneStore, Tenant, User } from "../domain/ports.ts";
 import { TIER_LIMITS, type UserTier } from "../domain/tiers.ts";
-import { generateApiKey } from "../http/auth/api-keys.ts";
+import { generateApiKey } from "../domain/api-keys.ts";
 
 export const DEMO_TENANT_SLUG = "demo";
 

@@ -5,7 +5,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CI="${CI:-}"
 
-./scripts/setup.sh --lab "queue,dev" || exit 1
+# The lab with every extra the Python suites exercise, and the jars its Spark engine loads.
+./scripts/setup.sh --lab "queue,dev,lakehouse,spark" --spark-jars || exit 1
+export CAIRN_SPARK_JARS="$PWD/lab/.jars"
 ./scripts/engines.sh start >/dev/null || { echo "test: engines failed to start" >&2; exit 1; }
 trap './scripts/engines.sh stop' EXIT
 # shellcheck disable=SC1091
@@ -18,6 +20,7 @@ echo "== lint"
 node_modules/.bin/biome check . || status=1
 node_modules/.bin/madge --circular --extensions ts --ts-config tsconfig.json --exclude 'node_modules|lab/' . || status=1
 node_modules/.bin/tsc --noEmit -p . || status=1
+(cd lab && .venv/bin/ruff check . && .venv/bin/ruff format --check .) || status=1
 
 echo "== typescript tests"
 ts_log="$(mktemp)"

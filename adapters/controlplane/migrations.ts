@@ -93,4 +93,37 @@ export const CONTROL_PLANE_MIGRATIONS: Migration[] = [
         PRIMARY KEY (user_id, day)
       );`,
   },
+  {
+    id: "cp:002_tenant_scope",
+    sqlite: `
+      CREATE TABLE tenant_roles (
+        tenant_id TEXT NOT NULL REFERENCES tenants(tenant_id),
+        role TEXT NOT NULL,
+        description TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, role)
+      );
+      CREATE TABLE tenant_settings (
+        tenant_id TEXT NOT NULL REFERENCES tenants(tenant_id),
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, key)
+      );`,
+    postgres: `
+      CREATE TABLE tenant_roles (
+        tenant_id TEXT NOT NULL REFERENCES tenants(tenant_id),
+        role TEXT NOT NULL,
+        description TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, role)
+      );
+      CREATE TABLE tenant_settings (
+        tenant_id TEXT NOT NULL REFERENCES tenants(tenant_id),
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, key)
+      );`,
+  },
 ];

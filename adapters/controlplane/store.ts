@@ -9,6 +9,7 @@ import type {
   Migration,
   NewTenant,
   NewUser,
+  ProvisioningState,
   SqlClient,
   Tenant,
   TenantPatch,
@@ -86,6 +87,20 @@ function toKey(r: KeyRow): ApiKeyRecord {
 
 const now = () => new Date().toISOString();
 
+/** SET clauses for a tenant patch; a state change also stamps state_changed_at. */
+function tenantSets(patch: TenantPatch): { sets: string[]; params: (string | boolean | null)[] } {
+  const sets: string[] = [];
+  const params: (string | boolean | null)[] = [];
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) continue;
+    sets.push(`${k} = ?`);
+    params.push(Array.isArray(v) ? JSON.stringify(v) : (v as string | boolean | null));
+  }
+  sets.push("state_changed_at = ?");
+  params.push(now());
+  return { sets, params };
+}
+
 export class SqlControlPlaneStore implements ControlPlaneStore {
   constructor(readonly sql: SqlClient) {}
 
@@ -152,24 +167,59 @@ export class SqlControlPlaneStore implements ControlPlaneStore {
   }
 
   async updateTenant(tenantId: string, patch: TenantPatch): Promise<Tenant> {
-    const sets: string[] = [];
-    const params: (string | boolean | null)[] = [];
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === undefined) continue;
-      sets.push(`${k} = ?`);
-      params.push(Array.isArray(v) ? JSON.stringify(v) : (v as string | boolean | null));
-    }
-    if ("provisioning_state" in patch || "is_active" in patch) {
-      sets.push("state_changed_at = ?");
-      params.push(now());
-    }
-    if (sets.length > 0) {
-      const r = await this.sql.run(`UPDATE tenants SET ${sets.join(", ")} WHERE tenant_id = ?`, [...params, tenantId]);
-      if (r.changes === 0) throw new Error(`tenant ${tenantId} does not exist`);
-    }
+    const { sets, params } = tenantSets(patch);
+    const r = await this.sql.run(`UPDATE tenants SET ${sets.join(", ")} WHERE tenant_id = ?`, [...params, tenantId]);
+    if (r.changes === 0) throw new Error(`tenant ${tenantId} does not exist`);
     const t = await this.getTenant(tenantId);
     if (!t) throw new Error(`tenant ${tenantId} does not exist`);
     return t;
+  }
+
+  async transitionTenant(tenantId: string, from: ProvisioningState[], patch: TenantPatch): Promise<Tenant | null> {
+    const { sets, params } = tenantSets(patch);
+    if (from.length === 0) return null;
+    const marks = from.map(() => "?").join(", ");
+    const r = await this.sql.run(
+      `UPDATE tenants SET ${sets.join(", ")} WHERE tenant_id = ? AND provisioning_state IN (${marks})`,
+      [...params, tenantId, ...from],
+    );
+    return r.changes === 0 ? null : this.getTenant(tenantId);
+  }
+
+  async ensureTenantRoles(tenantId: string, roles: { role: string; description: string }[]): Promise<void> {
+    const at = now();
+    for (const r of roles) {
+      await this.sql.run(
+        `INSERT INTO tenant_roles (tenant_id, role, description, created_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (tenant_id, role) DO NOTHING`,
+        [tenantId, r.role, r.description, at],
+      );
+    }
+  }
+
+  async listTenantRoles(tenantId: string): Promise<{ role: string; description: string }[]> {
+    return this.sql.all("SELECT role, description FROM tenant_roles WHERE tenant_id = ? ORDER BY role", [tenantId]);
+  }
+
+  async getTenantSetting(tenantId: string, key: string): Promise<string | null> {
+    const row = await this.sql.get<{ value: string }>(
+      "SELECT value FROM tenant_settings WHERE tenant_id = ? AND key = ?",
+      [tenantId, key],
+    );
+    return row?.value ?? null;
+  }
+
+  async putTenantSetting(tenantId: string, key: string, value: string): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO tenant_settings (tenant_id, key, value, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (tenant_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      [tenantId, key, value, now()],
+    );
+  }
+
+  async deleteTenantSetting(tenantId: string, key: string): Promise<boolean> {
+    const r = await this.sql.run("DELETE FROM tenant_settings WHERE tenant_id = ? AND key = ?", [tenantId, key]);
+    return r.changes > 0;
   }
 
   async createUser(u: NewUser): Promise<User> {

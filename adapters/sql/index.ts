@@ -1,4 +1,4 @@
 export { migrate } from "./migrate.ts";
 export { Mutex } from "./mutex.ts";
 export { PostgresClient, toDollarParams } from "./postgres.ts";
-export { SqliteClient } from "./sqlite.ts";
+export { SqliteClient, type SqliteOptions } from "./sqlite.ts";

@@ -38,19 +38,35 @@ class SqliteTx implements SqlClient {
   async close(): Promise<void> {}
 }
 
+const ATTACH_NAME_RE = /^[a-z_][a-z0-9_]{0,31}$/;
+
+export interface SqliteOptions {
+  /**
+   * Databases attached under a schema name, so `name.table` resolves on SQLite as a
+   * Postgres schema does (the ci/dm/pm/md read models). Each is its own file.
+   */
+  attach?: { name: string; path: string }[];
+}
+
 export class SqliteClient implements SqlClient {
   readonly dialect = "sqlite" as const;
   private readonly db: Database;
   private readonly tx: SqliteTx;
   private readonly mutex = new Mutex();
 
-  constructor(path: string) {
+  constructor(path: string, opts: SqliteOptions = {}) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { create: true, strict: true });
     this.db.exec("PRAGMA journal_mode = WAL;");
     this.db.exec("PRAGMA synchronous = NORMAL;");
     this.db.exec("PRAGMA busy_timeout = 5000;");
     this.db.exec("PRAGMA foreign_keys = ON;");
+    for (const a of opts.attach ?? []) {
+      if (!ATTACH_NAME_RE.test(a.name)) throw new Error(`attach name '${a.name}' must match ${ATTACH_NAME_RE}`);
+      if (a.path !== ":memory:") mkdirSync(dirname(a.path), { recursive: true });
+      this.db.query(`ATTACH DATABASE ? AS ${a.name}`).run(a.path);
+      this.db.exec(`PRAGMA ${a.name}.journal_mode = WAL;`);
+    }
     this.tx = new SqliteTx(this.db);
   }
 

@@ -5,7 +5,7 @@
 import { AppError } from "../../domain/errors.ts";
 import { type UserIdentity, userIdentity } from "../../domain/identity.ts";
 import type { ControlPlaneStore, User } from "../../domain/ports.ts";
-import { hashApiKey, safeEqual } from "./api-keys.ts";
+import { hashApiKey, safeEqual } from "../../domain/api-keys.ts";
 import type { JwtVerifier } from "./jwt.ts";
 import type { InstallationSecrets } from "./secrets.ts";
 

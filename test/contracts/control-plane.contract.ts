@@ -55,6 +55,39 @@ export function runControlPlaneContract(
       await expect(store.updateTenant(crypto.randomUUID(), { last_error: "x" })).rejects.toThrow();
     });
 
+    test("tenants: compare-and-set transitions; roles and settings are idempotent", async () => {
+      const t = await store.createTenant({ slug: "cas-t", display_name: "C", tier: "pilot", region: "us" });
+      expect(await store.transitionTenant(t.tenant_id, ["failed"], { provisioning_state: "active" })).toBeNull();
+      const moved = await store.transitionTenant(t.tenant_id, ["provisioning", "failed"], {
+        provisioning_state: "failed",
+        failed_steps: ["step_3"],
+        last_error: "boom",
+      });
+      expect(moved?.provisioning_state).toBe("failed");
+      expect(moved?.failed_steps).toEqual(["step_3"]);
+      // Two racing resumes: exactly one wins.
+      const wins = await Promise.all([
+        store.transitionTenant(t.tenant_id, ["failed"], { provisioning_state: "provisioning" }),
+        store.transitionTenant(t.tenant_id, ["failed"], { provisioning_state: "provisioning" }),
+      ]);
+      expect(wins.filter((w) => w !== null)).toHaveLength(1);
+
+      const roles = [
+        { role: "viewer", description: "read" },
+        { role: "owner", description: "all" },
+      ];
+      await store.ensureTenantRoles(t.tenant_id, roles);
+      await store.ensureTenantRoles(t.tenant_id, [...roles, { role: "editor", description: "write" }]);
+      expect((await store.listTenantRoles(t.tenant_id)).map((r) => r.role)).toEqual(["editor", "owner", "viewer"]);
+
+      expect(await store.getTenantSetting(t.tenant_id, "k")).toBeNull();
+      await store.putTenantSetting(t.tenant_id, "k", "1");
+      await store.putTenantSetting(t.tenant_id, "k", "2");
+      expect(await store.getTenantSetting(t.tenant_id, "k")).toBe("2");
+      expect(await store.deleteTenantSetting(t.tenant_id, "k")).toBe(true);
+      expect(await store.deleteTenantSetting(t.tenant_id, "k")).toBe(false);
+    });
+
     test("users: create, lookup (case-insensitive email), update roles", async () => {
       const t = await store.createTenant({ slug: "users-t", display_name: "U", tier: "enterprise", region: "us" });
       const u = await store.createUser({ tenant_id: t.tenant_id, email: "Ann@Example.com", name: "Ann", tier: "pro" });

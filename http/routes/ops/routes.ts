@@ -1,7 +1,8 @@
 /** Liveness and readiness probes (no authentication). */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
+import { json } from "../../schemas.ts";
 
 export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -25,4 +26,30 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void
     const ok = Object.values(checks).every((v) => v === "ok");
     return c.json({ status: ok ? "ready" : "not_ready", profile: deps.config.profile, checks }, ok ? 200 : 503);
   });
+}
+
+/** GET /v1/admin/lakehouse/health: no authentication; usable as a readiness probe (spec 4.2). */
+export function registerLakehouseHealth(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/admin/lakehouse/health",
+      tags: ["Lakehouse"],
+      summary: "Pings the lakehouse gateway; 200 with status 'unavailable' when it is down",
+      security: [],
+      responses: {
+        200: json(
+          z.union([
+            z.object({ status: z.literal("ok"), catalog: z.string(), engine: z.string(), warehouse: z.string() }),
+            z.object({ status: z.literal("unavailable"), error: z.string() }),
+          ]),
+          "Lakehouse health",
+        ),
+      },
+    }),
+    async (c) => {
+      if (!deps.lakehouse) return c.json({ status: "unavailable" as const, error: "no lakehouse is configured (CAIRN_LAKEHOUSE_URL)" }, 200);
+      return c.json(await deps.lakehouse.health(), 200);
+    },
+  );
 }

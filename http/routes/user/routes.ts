@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { AppError } from "../../../domain/errors.ts";
 import type { UserIdentity } from "../../../domain/identity.ts";
 import { TIER_LIMITS } from "../../../domain/tiers.ts";
-import { generateApiKey } from "../../auth/api-keys.ts";
+import { generateApiKey } from "../../../domain/api-keys.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";

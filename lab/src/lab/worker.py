@@ -12,23 +12,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 
-_STD_ATTRS = set(logging.makeLogRecord({}).__dict__) | {"message"}
-
-
-class _JsonFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        out = {"level": record.levelname.lower(), "logger": record.name, "msg": record.getMessage()}
-        out.update({k: v for k, v in record.__dict__.items() if k not in _STD_ATTRS})
-        if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out, default=str)
+from lab.logs import setup_logging
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -53,9 +43,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_JsonFormatter())
-    logging.basicConfig(level=args.log_level.upper(), handlers=[handler])
+    setup_logging(args.log_level)
     log = logging.getLogger("lab.worker")
 
     if args.sqlite:

@@ -1,0 +1,63 @@
+/**
+ * The schema of one tenant's document index file. The hybrid-search area writes and
+ * queries it; this file only owns its shape so that provisioning and search agree.
+ *
+ * - `chunks` is the source of truth. `seq` is the integer rowid both virtual tables key
+ *   on; `id` is the caller's chunk id. ACL columns are plain columns so the search area can
+ *   compile a token's access rules into `seq IN (SELECT seq FROM chunks WHERE ...)`, a
+ *   constraint sqlite-vec applies as a pre-filter inside the KNN scan (checked: a KNN
+ *   query with k=2 and such a filter returns only the permitted row, not the top 2 overall).
+ * - `chunks_fts` is an external-content FTS5 table: the text is stored once, in `chunks`,
+ *   and triggers keep the index in step, so writers only ever touch `chunks`.
+ * - `chunks_vec` holds the embeddings (cosine distance, brute force). Embeddings are not
+ *   in `chunks`, so the writer inserts them itself; the delete trigger removes them, so a
+ *   deleted chunk can never surface through the vector leg.
+ */
+
+export const SCHEMA_VERSION = 1;
+
+/** Tables that must exist for the namespace to count as usable. */
+export const REQUIRED_TABLES = ["_namespace", "chunks", "chunks_fts", "chunks_vec"] as const;
+
+export function schemaSql(embeddingDim: number): string {
+  return `
+CREATE TABLE IF NOT EXISTS _namespace (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+  seq                  INTEGER PRIMARY KEY,
+  id                   TEXT NOT NULL UNIQUE,
+  doc_id               TEXT NOT NULL,
+  chunk_index          INTEGER NOT NULL,
+  text                 TEXT NOT NULL,
+  metadata             TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata)),
+  visibility           TEXT NOT NULL DEFAULT 'private',
+  allowed_identity_ids TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(allowed_identity_ids)),
+  allowed_roles        TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(allowed_roles)),
+  barrier_id           TEXT,
+  entity_id            TEXT,
+  doc_type             TEXT,
+  created_at           TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id, chunk_index);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  text, content = 'chunks', content_rowid = 'seq', tokenize = 'porter unicode61'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
+  seq INTEGER PRIMARY KEY,
+  embedding FLOAT[${embeddingDim}] distance_metric=cosine
+);
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts (rowid, text) VALUES (new.seq, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+  DELETE FROM chunks_vec WHERE seq = old.seq;
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text ON chunks BEGIN
+  INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+  INSERT INTO chunks_fts (rowid, text) VALUES (new.seq, new.text);
+END;
+`;
+}

@@ -1,0 +1,1 @@
+export { LadybugGraph, type LadybugGraphOptions } from "./ladybug.ts";

@@ -1,0 +1,1 @@
+export { type GatewayClientOptions, GatewayLakehouse } from "./gateway-client.ts";

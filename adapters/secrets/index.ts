@@ -1,0 +1,1 @@
+export { KEY_FILE, type LoadedKeyRing, loadKeyRing } from "./keyring.ts";

@@ -1,0 +1,1 @@
+export { DuckDbTimeSeries, type DuckDbTimeSeriesOptions } from "./duckdb.ts";

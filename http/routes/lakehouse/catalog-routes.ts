@@ -1,0 +1,136 @@
+/** Lakehouse catalogs (spec 2.4, 4.2): provision or update, read the active one, list. */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { AppError } from "../../../domain/errors.ts";
+import type { UserIdentity } from "../../../domain/identity.ts";
+import { type Catalog, catalogSecretContext } from "../../../domain/lakehouse-catalog.ts";
+import { type Guards, SECURITY } from "../../auth/guards.ts";
+import type { AppEnv } from "../../context.ts";
+import type { AppDeps } from "../../deps.ts";
+import { AUTH_ERRORS, ErrorBody, json } from "../../schemas.ts";
+import { redactingHook, tenantForCaller } from "./access.ts";
+import { ActiveCatalog, CatalogBody, CatalogListItem, CatalogRecord, TenantIdParam } from "./schema.ts";
+
+const TAGS = ["Lakehouse"];
+
+/** Picks the public fields one by one, so a new stored column can never leak by default. */
+function catalogRecord(c: Catalog): z.infer<typeof CatalogRecord> {
+  return {
+    id: c.id,
+    tenant_id: c.tenant_id,
+    tenant_slug: c.tenant_slug,
+    catalog_name: c.catalog_name,
+    catalog_type: c.catalog_type,
+    catalog_uri: c.catalog_uri,
+    warehouse: c.warehouse,
+    storage_prefix: c.storage_prefix,
+    is_active: c.is_active,
+    provisioned_at: c.provisioned_at,
+  };
+}
+
+export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/admin/tenants/{tenant_id}/catalog",
+      tags: TAGS,
+      summary: "Provision or update the tenant's lakehouse catalog (upsert; owners only)",
+      description:
+        "Creates the catalog, or updates the one with the same catalog_name (same id): repeat it to rotate " +
+        "storage credentials or move the warehouse. The catalog becomes the tenant's active catalog. " +
+        "s3_secret_key_enc is encrypted at rest; storage credentials are never returned.",
+      security: SECURITY.jwt,
+      middleware: guards.jwt,
+      request: {
+        params: TenantIdParam,
+        body: { content: { "application/json": { schema: CatalogBody } }, required: true },
+      },
+      responses: {
+        201: json(CatalogRecord, "The catalog record (no credentials)"),
+        404: json(ErrorBody, "No such tenant"),
+        ...AUTH_ERRORS,
+      },
+    }),
+    async (c) => {
+      const identity = c.get("identity") as UserIdentity;
+      const tenant = await tenantForCaller(deps, identity, c.req.valid("param").tenant_id, "owner");
+      const body = c.req.valid("json");
+      const secret = body.s3_secret_key_enc;
+      const saved = await deps.lakehouseCatalogs.upsertCatalog({
+        tenant_id: tenant.tenant_id,
+        catalog_name: body.catalog_name,
+        catalog_type: body.catalog_type,
+        catalog_uri: body.catalog_uri,
+        warehouse: body.warehouse,
+        storage_prefix: body.storage_prefix,
+        s3_endpoint: body.s3_endpoint,
+        s3_access_key_id: body.s3_access_key_id,
+        s3_secret_key_enc:
+          secret === null
+            ? null
+            : deps.secretBox.encrypt(secret, catalogSecretContext(tenant.tenant_id, body.catalog_name)),
+        key_id: secret === null ? null : deps.secretBox.activeKeyId,
+        metadata: body.metadata,
+      });
+      c.get("log").logger.info(
+        { catalog_id: saved.id, catalog_name: saved.catalog_name, has_secret: secret !== null },
+        "lakehouse catalog provisioned",
+      );
+      return c.json(catalogRecord(saved), 201);
+    },
+    redactingHook,
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/admin/tenants/{tenant_id}/catalog",
+      tags: TAGS,
+      summary: "The tenant's active lakehouse catalog",
+      security: SECURITY.jwt,
+      middleware: guards.jwt,
+      request: { params: TenantIdParam },
+      responses: {
+        200: json(ActiveCatalog, "The active catalog"),
+        404: json(ErrorBody, "No such tenant, or no active catalog provisioned"),
+        ...AUTH_ERRORS,
+      },
+    }),
+    async (c) => {
+      const identity = c.get("identity") as UserIdentity;
+      const tenant = await tenantForCaller(deps, identity, c.req.valid("param").tenant_id, "member");
+      const cat = await deps.lakehouseCatalogs.getActiveCatalog(tenant.tenant_id);
+      if (!cat) throw new AppError("not_found", `No active lakehouse catalog provisioned for tenant ${tenant.slug}`);
+      const { id, tenant_id, tenant_slug, catalog_name, is_active, provisioned_at } = cat;
+      return c.json({ id, tenant_id, tenant_slug, catalog_name, is_active, provisioned_at }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/admin/lakehouse/catalogs",
+      tags: TAGS,
+      summary: "Lakehouse catalogs of the caller's tenant, newest provisioned first",
+      security: SECURITY.jwt,
+      middleware: guards.jwt,
+      responses: { 200: json(z.array(CatalogListItem), "Catalogs"), ...AUTH_ERRORS },
+    }),
+    async (c) => {
+      const identity = c.get("identity") as UserIdentity;
+      const list = await deps.lakehouseCatalogs.listCatalogs(identity.tenantId);
+      return c.json(
+        list.map((x) => ({
+          id: x.id,
+          tenant_id: x.tenant_id,
+          tenant_slug: x.tenant_slug,
+          catalog_name: x.catalog_name,
+          catalog_type: x.catalog_type,
+          is_active: x.is_active,
+          provisioned_at: x.provisioned_at,
+        })),
+        200,
+      );
+    },
+  );
+}
