@@ -1,7 +1,8 @@
 /** Demo data for the embedded profile: one active tenant and three users. Idempotent. */
+
+import { generateApiKey } from "../domain/api-keys.ts";
 import type { ControlPlaneStore, Tenant, User } from "../domain/ports.ts";
 import { TIER_LIMITS, type UserTier } from "../domain/tiers.ts";
-import { generateApiKey } from "../domain/api-keys.ts";
 
 export const DEMO_TENANT_SLUG = "demo";
 

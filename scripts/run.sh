@@ -1,12 +1,32 @@
 #!/usr/bin/env bash
-# The README's run command: installs what is missing, seeds the demo tenant and users,
-# prints working credentials and starts the service on the embedded profile.
+# The README's run command: installs what is missing, starts the lab's lakehouse gateway,
+# seeds the demo tenant and users, prints working credentials and starts the service on
+# the embedded profile (no servers to install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+./scripts/setup.sh --lab "queue,lakehouse"
 BUN=node_modules/.bin/bun
 export PORT="${PORT:-8080}"
 export CAIRN_DATA_DIR="${CAIRN_DATA_DIR:-.cairn-data}"
+mkdir -p "$CAIRN_DATA_DIR/lakehouse"
+data="$(cd "$CAIRN_DATA_DIR" && pwd)"
+
+# The lakehouse gateway (PyIceberg SQL catalog + DuckDB) on a free loopback port.
+gateway_log="$data/lakehouse/gateway.log"
+lab/.venv/bin/python -m lab.lakehouse.gateway --host 127.0.0.1 --port 0 \
+  --warehouse "$data/lakehouse/warehouse" --catalog-uri "sqlite:///$data/lakehouse/catalog.db" \
+  > "$gateway_log" 2>&1 &
+gateway_pid=$!
+trap 'kill "$gateway_pid" 2>/dev/null || true' EXIT INT TERM
+port=""
+for _ in $(seq 1 200); do
+  port="$(grep -o '"port": *[0-9]*' "$gateway_log" 2>/dev/null | head -1 | grep -o '[0-9]*$' || true)"
+  [ -n "$port" ] && break
+  kill -0 "$gateway_pid" 2>/dev/null || { cat "$gateway_log" >&2; echo "run: the lakehouse gateway failed to start" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$port" ] || { echo "run: the lakehouse gateway did not report its port" >&2; exit 1; }
+export CAIRN_LAKEHOUSE_URL="http://127.0.0.1:$port"
 
 $BUN cli.ts seed >/dev/null
 TOKEN="$($BUN cli.ts token --email demo@cairn.local)"
@@ -15,6 +35,7 @@ ADMIN="$($BUN cli.ts admin-key)"
 cat <<MSG
 
 Cairn (embedded profile) -> http://localhost:$PORT   docs: http://localhost:$PORT/docs
+Lakehouse gateway:  $CAIRN_LAKEHOUSE_URL
 Demo user:  demo@cairn.local (enterprise tier, tenant 'demo')
   JWT:      $TOKEN
   API key:  $KEY
@@ -22,4 +43,7 @@ Admin key:  $ADMIN
 Try:        curl -H "Authorization: Bearer $TOKEN" http://localhost:$PORT/v1/user/me
 
 MSG
-exec $BUN main.ts
+$BUN main.ts &
+service_pid=$!
+trap 'kill -TERM "$service_pid" 2>/dev/null; wait "$service_pid" 2>/dev/null; kill "$gateway_pid" 2>/dev/null || true' EXIT INT TERM
+wait "$service_pid"

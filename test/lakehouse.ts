@@ -16,9 +16,12 @@ export interface GatewayHandle {
 }
 
 /** The gateway, or undefined (with a note) when the lab venv is missing outside CI. */
-export async function startGateway(opts: { engine?: "duckdb" | "spark"; token?: string } = {}): Promise<GatewayHandle | undefined> {
+export async function startGateway(
+  opts: { engine?: "duckdb" | "spark"; token?: string } = {},
+): Promise<GatewayHandle | undefined> {
   if (!existsSync(LAB_PYTHON)) {
-    if (process.env.CI) throw new Error(`${LAB_PYTHON} is missing: the lab venv must exist under CI (scripts/setup.sh --lab)`);
+    if (process.env.CI)
+      throw new Error(`${LAB_PYTHON} is missing: the lab venv must exist under CI (scripts/setup.sh --lab)`);
     process.stderr.write("[skip] lakehouse gateway: lab/.venv is missing (run scripts/setup.sh --lab ...)\n");
     return undefined;
   }

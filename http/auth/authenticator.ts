@@ -2,10 +2,11 @@
  * Turns credentials into an Identity. Wrong or missing credentials are 401
  * ("unauthenticated"); a valid identity without rights is 403 ("forbidden").
  */
+
+import { hashApiKey, safeEqual } from "../../domain/api-keys.ts";
 import { AppError } from "../../domain/errors.ts";
 import { type UserIdentity, userIdentity } from "../../domain/identity.ts";
 import type { ControlPlaneStore, User } from "../../domain/ports.ts";
-import { hashApiKey, safeEqual } from "../../domain/api-keys.ts";
 import type { JwtVerifier } from "./jwt.ts";
 import type { InstallationSecrets } from "./secrets.ts";
 

@@ -252,6 +252,24 @@ function runSyncSuite(
       expect((await lakeRows("trades_full")).length).toBe(3);
     }, 60_000);
 
+    test("a second run request while one is queued or running returns that run", async () => {
+      const list = (await api("GET", "/v1/admin/lakehouse/sync-targets")).json as unknown as SyncTarget[];
+      const inc = list.find((t) => t.iceberg_table === "trades_inc") as SyncTarget;
+      const first = await api("POST", `/v1/admin/lakehouse/sync-targets/${inc.id}/run`);
+      const second = await api("POST", `/v1/admin/lakehouse/sync-targets/${inc.id}/run`);
+      expect(first.status).toBe(202);
+      expect(second.status).toBe(202);
+      expect(second.json.job_id).toBe(first.json.job_id);
+      const done = await svc.service.deps.queue.getJob("lakehouse-sync", String(first.json.job_id));
+      const deadline = Date.now() + 30_000;
+      let status = done?.status;
+      while (status !== "completed" && status !== "failed" && Date.now() < deadline) {
+        await Bun.sleep(50);
+        status = (await svc.service.deps.queue.getJob("lakehouse-sync", String(first.json.job_id)))?.status;
+      }
+      expect(status).toBe("completed");
+    }, 60_000);
+
     test("a missing source table fails the run with the reason on the target", async () => {
       await svc.service.deps.store.sql.exec("CREATE TABLE ci.gone (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)");
       const target = await createTarget({

@@ -15,7 +15,7 @@ import { AppError } from "../../domain/errors.ts";
 import type { LakehouseColumn, LakehousePort } from "../../domain/lakehouse.ts";
 import type { LakehouseCatalogStore, SyncTarget } from "../../domain/lakehouse-catalog.ts";
 import { lakehouseNamespace } from "../../domain/namespaces.ts";
-import type { ControlPlaneStore, JobHandler, JsonValue } from "../../domain/ports.ts";
+import type { ControlPlaneStore, JobHandler } from "../../domain/ports.ts";
 import { describeSourceTable, maxCursor, readSourceRows, type SourceColumn } from "./source.ts";
 
 export const LAKEHOUSE_SYNC_QUEUE = "lakehouse-sync";
@@ -41,13 +41,14 @@ export interface LakehouseSyncDeps {
   batchRows?: number;
 }
 
-export interface SyncOutcome {
+/** A type alias (not an interface) so it is a JsonValue: it is the job's stored result. */
+export type SyncOutcome = {
   mode: SyncTarget["sync_mode"];
   rows_written: number;
   batches: number;
   snapshot_id: string | null;
   cursor: string | null;
-}
+};
 
 type Progress = (p: { batches: number; rows_written: number; cursor: string | null }) => Promise<void>;
 
@@ -66,7 +67,7 @@ export function makeLakehouseSyncHandler(deps: LakehouseSyncDeps): JobHandler {
         ...(out.snapshot_id !== null ? { last_snapshot_id: out.snapshot_id } : {}),
       });
       deps.logger.info({ sync_target_id: id, job_id: job.id, ...out }, "lakehouse sync finished");
-      return out as unknown as JsonValue;
+      return out;
     } catch (err) {
       const message = (err as Error).message;
       await deps.catalogs.updateSyncState(id, { last_status: "failed", last_error: message.slice(0, 2000) });

@@ -1,4 +1,5 @@
-export { type FaultKind, FaultInjector } from "./faults.ts";
+export { FaultInjector, type FaultKind } from "./faults.ts";
+export { type NewTenantInput, TenantLifecycle, type TenantStatus } from "./lifecycle.ts";
 export {
   enqueueProvisioning,
   PROVISIONING_QUEUE,
@@ -11,9 +12,8 @@ export {
   DEFAULT_ROLES,
   type DefaultCatalogWriter,
   type ProvisioningEngines,
-  type SecretSealer,
   SETTING,
+  type SecretSealer,
   STEPS,
   type Step,
 } from "./steps.ts";
-export { type NewTenantInput, TenantLifecycle, type TenantStatus } from "./lifecycle.ts";

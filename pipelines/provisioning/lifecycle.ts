@@ -5,7 +5,7 @@
 import { AppError } from "../../domain/errors.ts";
 import type { ControlPlaneStore, JobQueue, Tenant, TenantTier } from "../../domain/ports.ts";
 import { enqueueProvisioning } from "./saga.ts";
-import { type SecretSealer, SETTING, STEPS } from "./steps.ts";
+import { SETTING, type SecretSealer, STEPS } from "./steps.ts";
 
 export interface NewTenantInput {
   slug: string;

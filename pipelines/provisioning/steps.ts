@@ -2,11 +2,12 @@
  * The nine provisioning steps. Each is idempotent ("create if absent, then verify"), so
  * a resume or a crash recovery may run a step again without duplicating anything.
  */
+
+import { generateApiKey, hashApiKey } from "../../domain/api-keys.ts";
 import type { LakehousePort } from "../../domain/lakehouse.ts";
 import { lakehouseNamespace, type NamespacePort, type TenantRef } from "../../domain/namespaces.ts";
 import type { ControlPlaneStore, Tenant } from "../../domain/ports.ts";
 import { TIER_LIMITS } from "../../domain/tiers.ts";
-import { generateApiKey, hashApiKey } from "../../domain/api-keys.ts";
 
 export interface SecretSealer {
   seal(plaintext: string): string;
@@ -15,7 +16,10 @@ export interface SecretSealer {
 
 export interface DefaultCatalogWriter {
   /** Upserts the tenant's `svc-lakehouse` catalog record (idempotent). */
-  ensureDefaultCatalog(tenant: Tenant, target: { catalogUri: string; warehouse: string; storagePrefix: string }): Promise<void>;
+  ensureDefaultCatalog(
+    tenant: Tenant,
+    target: { catalogUri: string; warehouse: string; storagePrefix: string },
+  ): Promise<void>;
 }
 
 export interface ProvisioningEngines {
@@ -61,7 +65,8 @@ export const SETTING = {
 
 async function ensureAdmin(ctx: StepContext): Promise<void> {
   const { store, tenant } = ctx;
-  const email = (await store.getTenantSetting(tenant.tenant_id, SETTING.adminEmail)) ?? `admin@${tenant.slug}.cairn.local`;
+  const email =
+    (await store.getTenantSetting(tenant.tenant_id, SETTING.adminEmail)) ?? `admin@${tenant.slug}.cairn.local`;
   let admin = await store.getUserByEmail(email);
   if (admin && admin.tenant_id !== tenant.tenant_id) {
     throw new Error(`admin e-mail ${email} already belongs to another tenant`);
@@ -112,7 +117,8 @@ export const STEPS: readonly Step[] = [
     name: "reserve_tenant",
     run: async ({ store, tenant }) => {
       const row = await store.getTenantBySlug(tenant.slug);
-      if (!row || row.tenant_id !== tenant.tenant_id) throw new Error(`slug ${tenant.slug} is not reserved for this tenant`);
+      if (!row || row.tenant_id !== tenant.tenant_id)
+        throw new Error(`slug ${tenant.slug} is not reserved for this tenant`);
       if ((await store.getTenantSetting(tenant.tenant_id, SETTING.reserved)) === null) {
         await store.putTenantSetting(tenant.tenant_id, SETTING.reserved, new Date().toISOString());
       }

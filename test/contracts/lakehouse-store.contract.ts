@@ -137,6 +137,7 @@ export function runLakehouseStoreContract(
       await expect(store.createSyncTarget(target(t1, { source_table: "other" }))).rejects.toMatchObject({
         code: "conflict",
       });
+      await Bun.sleep(2); // list order is by created_at (millisecond text)
       const s2 = await store.createSyncTarget(
         target(t1, { iceberg_table: "companies_full", sync_mode: "full_refresh" }),
       );

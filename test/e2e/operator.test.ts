@@ -66,7 +66,9 @@ describe("operator CLI", () => {
     });
     try {
       await waitForUrl(`http://127.0.0.1:${port}/healthz`);
-      const me = await fetch(`http://127.0.0.1:${port}/v1/user/me`, { headers: { authorization: `Bearer ${token.out}` } });
+      const me = await fetch(`http://127.0.0.1:${port}/v1/user/me`, {
+        headers: { authorization: `Bearer ${token.out}` },
+      });
       expect(me.status).toBe(200);
       expect(((await me.json()) as { email: string; tier: string }).tier).toBe("pro");
 

@@ -81,7 +81,10 @@ test("a process killed mid-step resumes on restart and finishes active", async (
 
   // Run 3 finishes.
   const third = await boot(undefined);
-  let status: { provisioning_state: string; completed_steps: string[] } = { provisioning_state: "", completed_steps: [] };
+  let status: { provisioning_state: string; completed_steps: string[] } = {
+    provisioning_state: "",
+    completed_steps: [],
+  };
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     status = (await (await fetch(`${third.base}/v1/admin/tenants/crashy/status`, { headers })).json()) as typeof status;

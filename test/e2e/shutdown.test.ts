@@ -30,9 +30,10 @@ test("service.close() drains an in-flight job before closing the stores", async 
     expect(finished).toBe(true);
 
     const store = await openControlPlane(config);
-    const row = await store.sql.get<{ status: string; result: string }>("SELECT status, result FROM jobs WHERE id = ?", [
-      job.id,
-    ]);
+    const row = await store.sql.get<{ status: string; result: string }>(
+      "SELECT status, result FROM jobs WHERE id = ?",
+      [job.id],
+    );
     expect(row?.status).toBe("completed");
     expect(JSON.parse(row?.result ?? "null")).toEqual({ ok: true });
     await store.close();

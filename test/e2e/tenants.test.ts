@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { lakehouseNamespace } from "../../domain/namespaces.ts";
-import { type GatewayHandle, startGateway } from "../lakehouse.ts";
 import { startTestService, type TestService } from "../harness.ts";
+import { type GatewayHandle, startGateway } from "../lakehouse.ts";
 import { waitFor } from "../wait.ts";
 
 let gateway: GatewayHandle | undefined;
@@ -50,7 +50,12 @@ const ALL_STEPS = Array.from({ length: 9 }, (_, i) => `step_${i + 1}`);
 async function expectExactlyOneOfEverything(slug: string, tenantId: string): Promise<void> {
   const { engines, store } = svc.service;
   const ref = { tenantId, slug };
-  for (const port of [engines.documentIndex, engines.timeseries, engines.graph, ...(engines.lakehouse ? [engines.lakehouse] : [])]) {
+  for (const port of [
+    engines.documentIndex,
+    engines.timeseries,
+    engines.graph,
+    ...(engines.lakehouse ? [engines.lakehouse] : []),
+  ]) {
     const names = await port.listNamespaces();
     expect(names.filter((n) => n === port.namespaceOf(ref))).toHaveLength(1);
     expect(await port.namespaceExists(ref)).toBe(true);
@@ -66,25 +71,50 @@ async function expectExactlyOneOfEverything(slug: string, tenantId: string): Pro
 
 describe("tenant administration", () => {
   test("create: 202 summary, pipeline runs to active, status and list agree", async () => {
-    const res = await post({ slug: "acme-capital", display_name: "Acme Capital", tier: "enterprise", region: "eu-west-1" });
+    const res = await post({
+      slug: "acme-capital",
+      display_name: "Acme Capital",
+      tier: "enterprise",
+      region: "eu-west-1",
+    });
     expect(res.status).toBe(202);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
-      ["display_name", "is_active", "provisioned_at", "provisioning_state", "region", "slug", "tenant_id", "tier"].sort(),
+      [
+        "display_name",
+        "is_active",
+        "provisioned_at",
+        "provisioning_state",
+        "region",
+        "slug",
+        "tenant_id",
+        "tier",
+      ].sort(),
     );
-    expect(body).toMatchObject({ slug: "acme-capital", provisioning_state: "provisioning", is_active: false, tier: "enterprise" });
+    expect(body).toMatchObject({
+      slug: "acme-capital",
+      provisioning_state: "provisioning",
+      is_active: false,
+      tier: "enterprise",
+    });
     const st = await settle("acme-capital");
     expect(st.provisioning_state).toBe("active");
     expect(st.is_active).toBe(true);
     expect(st.completed_steps).toEqual(ALL_STEPS);
     expect(st.failed_steps).toEqual([]);
     expect(st.last_error).toBeNull();
-    const list = (await (await svc.request("/v1/admin/tenants", { headers: admin })).json()) as { slug: string; is_active: boolean }[];
+    const list = (await (await svc.request("/v1/admin/tenants", { headers: admin })).json()) as {
+      slug: string;
+      is_active: boolean;
+    }[];
     expect(list.find((t) => t.slug === "acme-capital")?.is_active).toBe(true);
     await expectExactlyOneOfEverything("acme-capital", st.tenant_id);
 
     // The initial API key is handed over once and works for the tenant admin.
-    const claim = await svc.request("/v1/admin/tenants/acme-capital/initial-api-key", { method: "POST", headers: admin });
+    const claim = await svc.request("/v1/admin/tenants/acme-capital/initial-api-key", {
+      method: "POST",
+      headers: admin,
+    });
     expect(claim.status).toBe(200);
     const { api_key, email } = (await claim.json()) as { api_key: string; email: string };
     expect(email).toBe("admin@acme-capital.cairn.local");
@@ -92,7 +122,9 @@ describe("tenant administration", () => {
       new Bun.CryptoHasher("sha256").update(api_key).digest("hex"),
     );
     expect(found?.user.roles).toEqual(["owner"]);
-    expect((await svc.request("/v1/admin/tenants/acme-capital/initial-api-key", { method: "POST", headers: admin })).status).toBe(404);
+    expect(
+      (await svc.request("/v1/admin/tenants/acme-capital/initial-api-key", { method: "POST", headers: admin })).status,
+    ).toBe(404);
 
     // Posting an active slug again is a conflict, not a second tenant.
     expect((await post({ slug: "acme-capital", display_name: "X", tier: "pilot", region: "us" })).status).toBe(409);
@@ -131,7 +163,12 @@ describe("tenant administration", () => {
   test("deactivate: 204, deprovisioned, no data deleted, the tenant's next request is refused", async () => {
     await post({ slug: "to-close", display_name: "To Close", tier: "pilot", region: "us" });
     const st = await settle("to-close");
-    const user = await svc.service.store.createUser({ tenant_id: st.tenant_id, email: "u@to-close.test", name: "U", tier: "pro" });
+    const user = await svc.service.store.createUser({
+      tenant_id: st.tenant_id,
+      email: "u@to-close.test",
+      name: "U",
+      tier: "pro",
+    });
     const token = await svc.token(user.email);
     const auth = { headers: { authorization: `Bearer ${token}` } };
     expect((await svc.request("/v1/user/me", auth)).status).toBe(200);
@@ -162,7 +199,9 @@ describe("tenant administration", () => {
     expect((await svc.request("/v1/admin/tenants", { headers: { "x-api-key": userKey } })).status).toBe(403);
     expect((await svc.request("/v1/admin/tenants")).status).toBe(401);
     const token = await svc.token("not-admin@example.com");
-    expect((await svc.request("/v1/admin/tenants", { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect((await svc.request("/v1/admin/tenants", { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      401,
+    );
   });
 
   test("lakehouse health needs no credentials", async () => {

@@ -55,7 +55,11 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, gu
       path: "/v1/admin/tenants/{slug}/status",
       summary: "Provisioning status: completed and failed steps, last error",
       request: { params: SlugParam },
-      responses: { 200: json(TenantStatus, "Status"), 404: json(ErrorBody, "No tenant with that slug"), ...AUTH_ERRORS },
+      responses: {
+        200: json(TenantStatus, "Status"),
+        404: json(ErrorBody, "No tenant with that slug"),
+        ...AUTH_ERRORS,
+      },
     }),
     async (c) => c.json(await deps.tenantAdmin.status(c.req.valid("param").slug), 200),
   );
@@ -67,7 +71,11 @@ export function registerTenantRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, gu
       path: "/v1/admin/tenants/{slug}",
       summary: "Soft-deactivate a tenant (no data is deleted; routing stops at once)",
       request: { params: SlugParam },
-      responses: { 204: { description: "Deactivated" }, 404: json(ErrorBody, "No tenant with that slug"), ...AUTH_ERRORS },
+      responses: {
+        204: { description: "Deactivated" },
+        404: json(ErrorBody, "No tenant with that slug"),
+        ...AUTH_ERRORS,
+      },
     }),
     async (c) => {
       await deps.tenantAdmin.deactivate(c.req.valid("param").slug);

@@ -5,10 +5,16 @@ export const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export const NewTenantBody = z
   .object({
-    slug: z.string().regex(SLUG_RE).openapi({ example: "acme-capital", description: "URL-safe: a-z, 0-9 and inner hyphens, at most 63" }),
+    slug: z
+      .string()
+      .regex(SLUG_RE)
+      .openapi({ example: "acme-capital", description: "URL-safe: a-z, 0-9 and inner hyphens, at most 63" }),
     display_name: z.string().trim().min(1).max(200),
     tier: z.enum(TENANT_TIERS),
-    region: z.string().regex(/^[a-z0-9-]{2,32}$/).openapi({ example: "eu-west-1" }),
+    region: z
+      .string()
+      .regex(/^[a-z0-9-]{2,32}$/)
+      .openapi({ example: "eu-west-1" }),
     admin_email: z.email().optional().openapi({ description: "E-mail of the tenant admin created by step 8" }),
   })
   .strict()
