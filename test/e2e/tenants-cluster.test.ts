@@ -1,6 +1,6 @@
 /**
  * The tenant lifecycle on the cluster profile: two service instances sharing Postgres,
- * Redis (BullMQ jobs, counters, routing invalidation) and the lakehouse gateway.
+ * Redis (BullMQ jobs, counters, routing invalidation) and the lakehouse gateway on Spark.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,7 +32,8 @@ if (pg && redis) {
 
     beforeAll(async () => {
       db = await freshPostgresDatabase(pg);
-      gateway = await startGateway();
+      // The at-scale lakehouse path: /sql answered by Spark SQL over the shared Iceberg catalog.
+      gateway = await startGateway({ engine: "spark" });
       const env = {
         DATABASE_URL: db.url,
         REDIS_URL: redis,
@@ -87,6 +88,27 @@ if (pg && redis) {
       const st = await settle(b, "cluster-co");
       expect(st.provisioning_state).toBe("active");
       expect(st.completed_steps).toHaveLength(9);
+
+      // The tenant's lakehouse namespace exists and Spark SQL reads what was written to it.
+      const lake = b.service.engines.lakehouse;
+      if (lake) {
+        const ns = lake.namespaceOf({ tenantId: st.tenant_id, slug: "cluster-co" });
+        expect(ns).toBe("svc_tenant_cluster_co");
+        await lake.write(ns, "deals", {
+          mode: "overwrite",
+          columns: [
+            { name: "id", type: "long" },
+            { name: "name", type: "string" },
+          ],
+          rows: [
+            [1, "Alpha"],
+            [2, "Beta"],
+          ],
+        });
+        const out = await lake.sql(ns, "SELECT name FROM deals WHERE id = 2");
+        expect(out.rows).toEqual([["Beta"]]);
+        expect(await lake.health()).toMatchObject({ status: "ok", engine: "spark" });
+      }
 
       // Failure and resume through the Redis queue (either instance may run the job).
       for (const svc of [a, b]) svc.service.faults.set("step_5", "fail");
