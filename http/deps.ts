@@ -5,6 +5,7 @@ import type { LakehousePort } from "../domain/lakehouse.ts";
 import type { LakehouseCatalogStore } from "../domain/lakehouse-catalog.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, PubSub, Tenant, TenantTier } from "../domain/ports.ts";
 import type { SecretBox } from "../domain/secret-box.ts";
+import type { TenantStatus } from "../domain/tenant-status.ts";
 import type { UserTier } from "../domain/tiers.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { InstallationSecrets } from "./auth/secrets.ts";
@@ -30,18 +31,6 @@ export interface UsagePort {
   usage(userId: number, now?: Date): Promise<{ today: number; this_month: number }>;
 }
 
-export interface TenantStatusView {
-  tenant_id: string;
-  slug: string;
-  provisioning_state: Tenant["provisioning_state"];
-  is_active: boolean;
-  completed_steps: string[];
-  failed_steps: string[];
-  last_error: string | null;
-  state_changed_at: string;
-  steps: { id: string; name: string; status: "completed" | "failed" | "pending" }[];
-}
-
 /** Tenant administration (implemented by pipelines/provisioning TenantLifecycle). */
 export interface TenantAdminPort {
   createOrResume(input: {
@@ -52,7 +41,7 @@ export interface TenantAdminPort {
     admin_email?: string;
   }): Promise<Tenant>;
   deactivate(slug: string): Promise<void>;
-  status(slug: string): Promise<TenantStatusView>;
+  status(slug: string): Promise<TenantStatus>;
   claimInitialKey(slug: string): Promise<{ email: string; api_key: string }>;
 }
 

@@ -4,6 +4,7 @@
  */
 import { AppError } from "../../domain/errors.ts";
 import type { ControlPlaneStore, JobQueue, Tenant, TenantTier } from "../../domain/ports.ts";
+import type { TenantStatus } from "../../domain/tenant-status.ts";
 import { enqueueProvisioning } from "./saga.ts";
 import { SETTING, type SecretSealer, STEPS } from "./steps.ts";
 
@@ -13,18 +14,6 @@ export interface NewTenantInput {
   tier: TenantTier;
   region: string;
   admin_email?: string;
-}
-
-export interface TenantStatus {
-  tenant_id: string;
-  slug: string;
-  provisioning_state: Tenant["provisioning_state"];
-  is_active: boolean;
-  completed_steps: string[];
-  failed_steps: string[];
-  last_error: string | null;
-  state_changed_at: string;
-  steps: { id: string; name: string; status: "completed" | "failed" | "pending" }[];
 }
 
 const RUNS = "provisioning.runs";
