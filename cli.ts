@@ -5,14 +5,28 @@
  *   bun run cli apikey --email E [--label L]           prints a new API key
  *   bun run cli admin-key                              prints the admin-consumer key
  *   bun run cli demo-key                               replaces and prints the demo user's "demo" key
+ *   bun run cli ingest-sec --dir PATH [--market-dir PATH] [--force]
+ *                                                      ingests SEC data from a local folder (shared data's sec/)
+ *   bun run cli ingest-sec --online --cik 320193,1045810 [--force]
+ *                                                      refreshes CIKs from data.sec.gov (CAIRN_SEC_ONLINE=1)
+ *   bun run cli ingest-transcripts --dir PATH         earnings-call transcripts (shared data's transcripts/)
+ *   bun run cli ingest-filings --dir PATH             8-K filings and EX-99 exhibits (shared data's sec/8k/)
+ *   bun run cli ingest-news --dir PATH                news samples: RSS/Atom XML, feed-item JSON, GDELT rows,
+ *                                                      Reddit CSV/listings, X posts (shared data's news/)
+ *   bun run cli build-topics [--data-dir PATH]        extracted and emerging topics over both (PATH holds
+ *                                                      news/sentiment/loughran_mcdonald; default: the cwd upwards)
  * Values go to stdout alone, so `$(bun run cli token --email a@b.c)` works.
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { readLocalFeeds, SqlNewsStore } from "./adapters/news/index.ts";
+import { openResearchStores } from "./adapters/research/index.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { isUserTier } from "./domain/tiers.ts";
 import { signUserToken } from "./http/auth/jwt.ts";
 import { loadInstallationSecrets } from "./http/auth/secrets.ts";
-import { openControlPlane } from "./main.ts";
+import { createLogger } from "./http/logger.ts";
+import { openControlPlane, openFinancials } from "./main.ts";
 import {
   DEMO_TENANT_SLUG,
   DEMO_USERS,
@@ -22,6 +36,17 @@ import {
   rotateDemoKey,
   seedDemo,
 } from "./pipelines/demo-seed.ts";
+import { ingestFilingsDirectory } from "./pipelines/filings/index.ts";
+import { createCompanyLinker, type IngestStats, NewsIngestor } from "./pipelines/news/index.ts";
+import {
+  type IngestReport,
+  ingestSecDirectory,
+  ingestSecOnline,
+  loadPriceBook,
+  SecClient,
+} from "./pipelines/sec-ingest/index.ts";
+import { buildTopics } from "./pipelines/topics/index.ts";
+import { ingestTranscriptsDirectory } from "./pipelines/transcripts/index.ts";
 
 function fail(msg: string): never {
   process.stderr.write(`cairn: ${msg}\n`);
@@ -37,6 +62,12 @@ async function main(argv: string[]): Promise<void> {
       tier: { type: "string" },
       label: { type: "string" },
       name: { type: "string" },
+      dir: { type: "string" },
+      "data-dir": { type: "string" },
+      "market-dir": { type: "string" },
+      force: { type: "boolean" },
+      online: { type: "boolean" },
+      cik: { type: "string" },
     },
     strict: true,
   });
@@ -86,12 +117,88 @@ async function main(argv: string[]): Promise<void> {
         // Used by the run command: replaces the demo user's "demo" key so it can be printed.
         process.stdout.write(`${await rotateDemoKey(store, DEMO_USERS[0]?.email ?? "")}\n`);
         break;
+      case "ingest-sec": {
+        if (!values.online && !values.dir) fail("ingest-sec needs --dir PATH or --online --cik CIK[,CIK...]");
+        const fin = await openFinancials(config, store);
+        try {
+          const marketDir = values["market-dir"] ? resolve(values["market-dir"]) : config.sec.marketDataDir;
+          let report: IngestReport;
+          if (values.online) {
+            if (!config.sec.online || !config.sec.userAgent)
+              fail("online ingest needs CAIRN_SEC_ONLINE=1 and CAIRN_SEC_USER_AGENT");
+            const ciks = (values.cik ?? "").split(",").filter(Boolean);
+            if (ciks.length === 0) fail("--online needs --cik CIK[,CIK...]");
+            const client = new SecClient({
+              userAgent: config.sec.userAgent,
+              baseUrl: config.sec.baseUrl,
+              tickersUrl: config.sec.tickersUrl,
+              maxRequestsPerSecond: config.sec.maxRequestsPerSecond,
+            });
+            report = await ingestSecOnline(client, fin.store, ciks, {
+              prices: loadPriceBook(marketDir),
+              force: values.force,
+            });
+          } else {
+            report = await ingestSecDirectory(resolve(values.dir ?? "."), fin.store, {
+              marketDir: values["market-dir"] ? marketDir : undefined,
+              force: values.force,
+            });
+          }
+          process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+          if (report.errors.length > 0) process.exitCode = 1;
+        } finally {
+          await fin.close();
+        }
+        break;
+      }
       case "admin-key":
         process.stdout.write(`${secrets.adminApiKey}\n`);
         break;
+      case "ingest-transcripts":
+      case "ingest-filings": {
+        if (!values.dir) fail(`${command} needs --dir`);
+        const research = openResearchStores(store.sql);
+        const report =
+          command === "ingest-transcripts"
+            ? await ingestTranscriptsDirectory(research, resolve(values.dir))
+            : await ingestFilingsDirectory(research, resolve(values.dir));
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        break;
+      }
+      case "ingest-news": {
+        if (!values.dir) fail("ingest-news needs --dir");
+        const ingestor = new NewsIngestor({
+          store: new SqlNewsStore(store.sql),
+          // A separate process: the service's stream has no subscribers here; history gets the articles.
+          publisher: { publish: async () => {} },
+          linker: createCompanyLinker(config.news.tickerMap),
+          logger: createLogger(config.logLevel),
+        });
+        const files: { file: string; type: string | null; error?: string; stats?: IngestStats }[] = [];
+        for (const f of readLocalFeeds(resolve(values.dir))) {
+          files.push({
+            file: f.file,
+            type: f.type,
+            error: f.error,
+            stats: f.type ? await ingestor.ingest(f.items) : undefined,
+          });
+        }
+        const stored = files.reduce((n, f) => n + (f.stats?.stored ?? 0), 0);
+        process.stdout.write(`${JSON.stringify({ stored, files }, null, 2)}\n`);
+        if (files.some((f) => f.error)) process.exitCode = 1;
+        break;
+      }
+      case "build-topics": {
+        const dataDir = values["data-dir"] ? resolve(values["data-dir"]) : process.cwd();
+        const report = await buildTopics(openResearchStores(store.sql), { dataDir }).catch((err: Error) =>
+          fail(err.message),
+        );
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        break;
+      }
       default:
         fail(
-          `unknown command '${command ?? ""}' (seed | token | apikey | admin-key); demo tenant slug: ${DEMO_TENANT_SLUG}`,
+          `unknown command '${command ?? ""}' (seed | token | apikey | admin-key | demo-key | ingest-sec | ingest-transcripts | ingest-filings | ingest-news | build-topics); demo tenant slug: ${DEMO_TENANT_SLUG}`,
         );
     }
   } finally {

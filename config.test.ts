@@ -19,6 +19,20 @@ describe("loadConfig", () => {
     expect(c.counters).toEqual({ kind: "redis", url: "redis://h:6379" });
   });
 
+  test("mail is configured only with CAIRN_SMTP_URL; the From address is checked", () => {
+    expect(loadConfig({}).mail).toBeNull();
+    expect(loadConfig({ CAIRN_SMTP_URL: "smtp://127.0.0.1:2525" }).mail).toEqual({
+      url: "smtp://127.0.0.1:2525",
+      from: "Cairn <no-reply@cairn.local>",
+    });
+    expect(
+      loadConfig({ CAIRN_SMTP_URL: "smtps://u:p@mail.example.com", CAIRN_MAIL_FROM: "a@b.example" }).mail?.from,
+    ).toBe("a@b.example");
+    expect(() => loadConfig({ CAIRN_SMTP_URL: "http://mail" })).toThrow(/CAIRN_SMTP_URL/);
+    expect(() => loadConfig({ CAIRN_MAIL_FROM: "Cairn <a@b.example>\nBcc: x@y.example" })).toThrow(/CAIRN_MAIL_FROM/);
+    expect(() => loadConfig({ CAIRN_MAIL_FROM: "not an address" })).toThrow(/CAIRN_MAIL_FROM/);
+  });
+
   test("a bad value fails with a message naming the variable", () => {
     expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT/);
@@ -37,5 +51,22 @@ describe("loadConfig", () => {
     });
     expect(r.exitCode).toBe(1);
     expect(r.stderr.toString()).toContain("PORT");
+  });
+});
+
+describe("SEC ingest configuration", () => {
+  test("offline by default; online needs a user agent naming a contact e-mail", () => {
+    const c = loadConfig({});
+    expect(c.sec).toMatchObject({
+      online: false,
+      baseUrl: "https://data.sec.gov",
+      maxRequestsPerSecond: 10,
+      marketDataDir: null,
+    });
+    expect(() => loadConfig({ CAIRN_SEC_ONLINE: "1" })).toThrow(/CAIRN_SEC_USER_AGENT: required/);
+    expect(() => loadConfig({ CAIRN_SEC_ONLINE: "1", CAIRN_SEC_USER_AGENT: "curl" })).toThrow(/CAIRN_SEC_USER_AGENT/);
+    expect(() => loadConfig({ CAIRN_SEC_MAX_RPS: "11" })).toThrow(/CAIRN_SEC_MAX_RPS/);
+    const on = loadConfig({ CAIRN_SEC_ONLINE: "1", CAIRN_SEC_USER_AGENT: "Acme Research ops@acme.example" });
+    expect(on.sec).toMatchObject({ online: true, userAgent: "Acme Research ops@acme.example" });
   });
 });

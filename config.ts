@@ -6,6 +6,7 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
+import { SOURCE_TYPES, type SourceType } from "./domain/news.ts";
 
 const optionalUrl = (protocols: string[]) =>
   z
@@ -24,6 +25,33 @@ const optionalSecret = (min: number) =>
     .optional()
     .transform((v) => (v === "" ? undefined : v))
     .refine((v) => v === undefined || v.length >= min, `must be at least ${min} characters`);
+
+/** CAIRN_NEWS_FEEDS: comma-separated `type:url` (type rss, gdelt, reddit or twitter). */
+const newsFeeds = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .superRefine((entries, ctx) => {
+    for (const entry of entries) {
+      const at = entry.indexOf(":");
+      const type = entry.slice(0, at);
+      const url = entry.slice(at + 1);
+      if (at < 1 || !(SOURCE_TYPES as readonly string[]).includes(type) || !/^https?:\/\/\S+$/.test(url)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `entry '${entry}' must be type:url with type one of ${SOURCE_TYPES.join(", ")} and an http(s) URL`,
+        });
+      }
+    }
+  })
+  .transform((entries) =>
+    entries.map((e) => ({ type: e.slice(0, e.indexOf(":")) as SourceType, url: e.slice(e.indexOf(":") + 1) })),
+  );
 
 const boolFlag = z
   .enum(["0", "1", "true", "false", ""])
@@ -69,6 +97,47 @@ export const EnvSchema = z.object({
   CAIRN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(31_536_000).default(86_400),
   CAIRN_ADMIN_API_KEY: optionalSecret(24),
   CAIRN_COLLAB_SECRET: optionalSecret(16),
+  /** Outgoing mail for POST /v1/share/email; unset = e-mail sharing answers 503. */
+  CAIRN_SMTP_URL: optionalUrl(["smtp", "smtps"]),
+  /** From address of shared mail; a bare address or `Name <address>`. */
+  CAIRN_MAIL_FROM: z
+    .string()
+    .trim()
+    .regex(/^(?:[^<>\r\n]{0,100}<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, "must be an address or Name <address>")
+    .default("Cairn <no-reply@cairn.local>"),
+  /** Online SEC refresh from data.sec.gov (pipelines/sec-ingest); needs CAIRN_SEC_USER_AGENT. */
+  CAIRN_SEC_ONLINE: boolFlag,
+  /** Sent on every SEC request, as SEC fair access requires: "Company Name contact@example.com". */
+  CAIRN_SEC_USER_AGENT: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v))
+    .refine((v) => v === undefined || /\S+.*\s+\S+@\S+\.\S+/.test(v), "must be a name and a contact e-mail"),
+  CAIRN_SEC_BASE_URL: optionalUrl(["http", "https"]),
+  CAIRN_SEC_TICKERS_URL: optionalUrl(["http", "https"]),
+  /** Requests per second to the SEC; its fair-access limit is 10. */
+  CAIRN_SEC_MAX_RPS: z.coerce.number().positive().max(10).default(10),
+  /** Daily/monthly closing prices for market-based ratios (a folder like the shared data's market/). */
+  CAIRN_MARKET_DATA_DIR: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  /** News feeds the ingest runner polls (pipelines/news); unset = no poller. */
+  CAIRN_NEWS_FEEDS: newsFeeds,
+  /** Time between polls of one feed (after a failure: exponential backoff instead). */
+  CAIRN_NEWS_POLL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(300_000),
+  /** Most feeds fetched at the same time. */
+  CAIRN_NEWS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** A fresher SEC company_tickers.json (or the bundled TSV format) for company linking. */
+  CAIRN_NEWS_TICKER_MAP: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  /** Bearer token sent to X API v2 feeds (twitter:https://api.x.com/2/tweets/search/recent?...). */
+  CAIRN_NEWS_X_BEARER_TOKEN: optionalSecret(16),
   CAIRN_LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   CAIRN_RATE_LIMIT_SCALE: z.coerce.number().positive().max(1e9).default(1),
   CAIRN_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
@@ -109,6 +178,25 @@ export interface Config {
   readonly secretKeys: { id: string; key: Buffer }[] | null;
   readonly adminApiKey: string | undefined;
   readonly collabSecret: string | undefined;
+  /** SMTP server for e-mail sharing; null = not configured. */
+  readonly mail: { url: string; from: string } | null;
+  /** SEC ingest (pipelines/sec-ingest): online refresh settings and the market-data folder. */
+  readonly sec: {
+    online: boolean;
+    userAgent: string | undefined;
+    baseUrl: string;
+    tickersUrl: string;
+    maxRequestsPerSecond: number;
+    marketDataDir: string | null;
+  };
+  /** News ingest runner: feeds to poll (empty = no poller), pacing, company-linking data. */
+  readonly news: {
+    feeds: { type: SourceType; url: string }[];
+    pollMs: number;
+    concurrency: number;
+    tickerMap: string | undefined;
+    xBearerToken: string | undefined;
+  };
   readonly logLevel: Env["CAIRN_LOG_LEVEL"];
   readonly rateLimitScale: number;
   readonly shutdownTimeoutMs: number;
@@ -133,6 +221,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.CAIRN_SEC_ONLINE && !e.CAIRN_SEC_USER_AGENT) {
+    throw new ConfigError(
+      "Invalid configuration:\n  CAIRN_SEC_USER_AGENT: required when CAIRN_SEC_ONLINE=1 (SEC fair access)",
+    );
+  }
   if (e.CAIRN_TEST_FAULTS && e.NODE_ENV === "production") {
     throw new ConfigError("Invalid configuration:\n  CAIRN_TEST_FAULTS: must be off when NODE_ENV=production");
   }
@@ -165,6 +258,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : null,
     adminApiKey: e.CAIRN_ADMIN_API_KEY,
     collabSecret: e.CAIRN_COLLAB_SECRET,
+    mail: e.CAIRN_SMTP_URL ? { url: e.CAIRN_SMTP_URL, from: e.CAIRN_MAIL_FROM } : null,
+    sec: {
+      online: e.CAIRN_SEC_ONLINE,
+      userAgent: e.CAIRN_SEC_USER_AGENT,
+      baseUrl: e.CAIRN_SEC_BASE_URL ?? "https://data.sec.gov",
+      tickersUrl: e.CAIRN_SEC_TICKERS_URL ?? "https://www.sec.gov/files/company_tickers.json",
+      maxRequestsPerSecond: e.CAIRN_SEC_MAX_RPS,
+      marketDataDir: e.CAIRN_MARKET_DATA_DIR ? resolve(e.CAIRN_MARKET_DATA_DIR) : null,
+    },
+    news: {
+      feeds: e.CAIRN_NEWS_FEEDS,
+      pollMs: e.CAIRN_NEWS_POLL_MS,
+      concurrency: e.CAIRN_NEWS_CONCURRENCY,
+      tickerMap: e.CAIRN_NEWS_TICKER_MAP ? resolve(e.CAIRN_NEWS_TICKER_MAP) : undefined,
+      xBearerToken: e.CAIRN_NEWS_X_BEARER_TOKEN,
+    },
     logLevel: e.CAIRN_LOG_LEVEL,
     rateLimitScale: e.CAIRN_RATE_LIMIT_SCALE,
     shutdownTimeoutMs: e.CAIRN_SHUTDOWN_TIMEOUT_MS,

@@ -2,10 +2,10 @@
  * Composition root: parse config, build the adapters the profile names, start the
  * actors, serve HTTP. The only module that wires adapters in.
  */
-import { dirname } from "node:path";
-import type { Server } from "bun";
+import { dirname, join } from "node:path";
+import type { Server, WebSocketHandler } from "bun";
 import type { Logger } from "pino";
-import { RateLimiter, TenantDirectory, UsageRecorder } from "./actors/index.ts";
+import { NewsHub, RateLimiter, TenantDirectory, UsageRecorder } from "./actors/index.ts";
 import {
   LAKEHOUSE_MIGRATIONS,
   SqlControlPlaneStore,
@@ -14,16 +14,23 @@ import {
 } from "./adapters/controlplane/index.ts";
 import { MemoryCounterStore, RedisCounterStore } from "./adapters/counters/index.ts";
 import { SqliteDocumentIndex } from "./adapters/docindex/index.ts";
+import { FINANCIALS_MIGRATIONS, SqlFinancialsStore } from "./adapters/financials/index.ts";
 import { LadybugGraph } from "./adapters/graph/index.ts";
 import { GatewayLakehouse } from "./adapters/lakehouse/index.ts";
+import { SmtpMailer } from "./adapters/mail/index.ts";
+import { HttpFeedReader, NEWS_MIGRATIONS, SqlFeedStateStore, SqlNewsStore } from "./adapters/news/index.ts";
 import { type MemoryBus, MemoryPubSub, type PubSubErrorEvent, RedisPubSub } from "./adapters/pubsub/index.ts";
 import { BullJobQueue, EmbeddedJobQueue, JOB_QUEUE_MIGRATIONS } from "./adapters/queue/index.ts";
+import { openResearchStores, RESEARCH_MIGRATIONS } from "./adapters/research/index.ts";
 import { loadKeyRing } from "./adapters/secrets/index.ts";
-import { PostgresClient, SqliteClient } from "./adapters/sql/index.ts";
+import { migrate, PostgresClient, SqliteClient } from "./adapters/sql/index.ts";
 import { DuckDbTimeSeries } from "./adapters/timeseries/index.ts";
+import { ExcelJsRenderer } from "./adapters/xlsx/index.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import type { FinancialsStore } from "./domain/financials.ts";
 import type { LakehousePort } from "./domain/lakehouse.ts";
 import { defaultCatalogWriter } from "./domain/lakehouse-catalog.ts";
+import type { Mailer } from "./domain/mail.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, JobWorker, PubSub } from "./domain/ports.ts";
 import { SecretBox } from "./domain/secret-box.ts";
 import { buildApp } from "./http/app.ts";
@@ -33,12 +40,15 @@ import { loadInstallationSecrets } from "./http/auth/secrets.ts";
 import type { AppDeps } from "./http/deps.ts";
 import { createLogger } from "./http/logger.ts";
 import { LAKEHOUSE_SYNC_QUEUE, makeLakehouseSyncHandler } from "./pipelines/lakehouse-sync/index.ts";
+import { createCompanyLinker, DEFAULT_POLLER, NewsIngestor, NewsPoller } from "./pipelines/news/index.ts";
 import {
   FaultInjector,
   type ProvisioningEngines,
   startProvisioningWorker,
   TenantLifecycle,
 } from "./pipelines/provisioning/index.ts";
+import { makeSecIngestHandler, SEC_INGEST_QUEUE, SecClient } from "./pipelines/sec-ingest/index.ts";
+import { makeWebSocketHandler, type SocketData } from "./sockets/index.ts";
 
 /** Opens the control plane of the configured profile and applies every migration. */
 export async function openControlPlane(config: Config): Promise<ControlPlaneStore> {
@@ -50,8 +60,26 @@ export async function openControlPlane(config: Config): Promise<ControlPlaneStor
         })
       : new PostgresClient(config.controlPlane.url);
   const store = new SqlControlPlaneStore(sql);
-  await store.migrate([...JOB_QUEUE_MIGRATIONS, ...LAKEHOUSE_MIGRATIONS]);
+  await store.migrate([...JOB_QUEUE_MIGRATIONS, ...LAKEHOUSE_MIGRATIONS, ...RESEARCH_MIGRATIONS, ...NEWS_MIGRATIONS]);
   return store;
+}
+
+/**
+ * Opens the public financial data store and applies its migrations: its own SQLite file in
+ * the embedded profile (a long ingest then never holds the control plane's connection),
+ * the control-plane database on Postgres.
+ */
+export async function openFinancials(
+  config: Config,
+  controlPlane: ControlPlaneStore,
+): Promise<{ store: FinancialsStore; close(): Promise<void> }> {
+  if (config.controlPlane.kind === "sqlite") {
+    const sql = new SqliteClient(join(config.dataDir, "financials.sqlite"));
+    await migrate(sql, FINANCIALS_MIGRATIONS);
+    return { store: new SqlFinancialsStore(sql), close: () => sql.close() };
+  }
+  await migrate(controlPlane.sql, FINANCIALS_MIGRATIONS);
+  return { store: new SqlFinancialsStore(controlPlane.sql), close: async () => {} };
 }
 
 export interface ServiceOptions {
@@ -68,11 +96,15 @@ export interface ServiceOptions {
 export interface Service {
   readonly deps: AppDeps;
   readonly store: ControlPlaneStore;
+  /** Public SEC fundamentals: read by the routes, written by the sec-ingest pipeline. */
+  readonly financials: FinancialsStore;
   readonly engines: ProvisioningEngines;
   /** Test-only provisioning fault hooks (inert unless CAIRN_TEST_FAULTS). */
   readonly faults: FaultInjector;
   readonly app: ReturnType<typeof buildApp>;
   fetch(req: Request): Response | Promise<Response>;
+  /** Bun's WebSocket handler for every socket the app upgrades (news stream). */
+  readonly websocket: WebSocketHandler<SocketData>;
   /** Flushes and closes every adapter; call after HTTP has drained. */
   close(): Promise<void>;
 }
@@ -80,6 +112,7 @@ export interface Service {
 export async function buildService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const logger = opts.logger ?? createLogger(config.logLevel, { instance: config.instanceId });
   const store = await openControlPlane(config);
+  const financials = await openFinancials(config, store);
   const queue: JobQueue =
     config.queue.kind === "redis"
       ? new BullJobQueue({
@@ -103,6 +136,9 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
   const auth = new Authenticator(store, new JwtVerifier({ ...config.jwt, secret: secrets.jwtSecret }), secrets);
   const tenants = new TenantDirectory(store, pubsub, { ttlMs: config.routingCacheTtlMs, logger });
   await tenants.start();
+  // One channel per installation (the Redis prefix): every instance fans out every article.
+  const newsHub = new NewsHub({ pubsub, channel: `${config.redisPrefix}:news:articles`, logger });
+  await newsHub.start();
   const rateLimiter = new RateLimiter(counters, { scale: config.rateLimitScale });
   const usage = new UsageRecorder(store, {
     flushMs: config.usageFlushMs,
@@ -153,7 +189,60 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
       // One sync at a time per instance: each holds up to a full batch of rows in memory.
       { concurrency: 1 },
     ),
+    queue.work(
+      SEC_INGEST_QUEUE,
+      makeSecIngestHandler({
+        store: financials.store,
+        client: config.sec.online
+          ? new SecClient({
+              userAgent: config.sec.userAgent ?? "",
+              baseUrl: config.sec.baseUrl,
+              tickersUrl: config.sec.tickersUrl,
+              maxRequestsPerSecond: config.sec.maxRequestsPerSecond,
+            })
+          : null,
+        marketDir: config.sec.marketDataDir,
+        logger,
+      }),
+      // One ingest at a time: each derives whole companies in memory.
+      { concurrency: 1 },
+    ),
   ];
+
+  const mailer: Mailer | null = config.mail
+    ? new SmtpMailer({
+        ...config.mail,
+        // The URL may carry credentials: log the failure's SMTP facts, never the options.
+        onError: (err) =>
+          logger.warn({ smtp: { code: err.code, command: err.command, response: err.response } }, "e-mail send failed"),
+      })
+    : null;
+
+  const news = new SqlNewsStore(store.sql);
+  // The poller runs only when feeds are configured: it loads the ticker map (~100 ms).
+  const newsPoller =
+    config.news.feeds.length > 0
+      ? new NewsPoller(
+          config.news.feeds,
+          {
+            reader: new HttpFeedReader({
+              timeoutMs: 20_000,
+              maxBytes: 20 * 1024 * 1024,
+              xBearerToken: config.news.xBearerToken,
+            }),
+            state: new SqlFeedStateStore(store.sql),
+            ingestor: new NewsIngestor({
+              store: news,
+              publisher: newsHub,
+              linker: createCompanyLinker(config.news.tickerMap),
+              logger,
+            }),
+            logger,
+          },
+          { ...DEFAULT_POLLER, intervalMs: config.news.pollMs, concurrency: config.news.concurrency },
+        )
+      : null;
+  newsPoller?.start();
 
   let draining = false;
   const deps: AppDeps = {
@@ -172,37 +261,56 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     lakehouse,
     lakehouseCatalogs,
     secretBox,
+    financials: financials.store,
+    revenueSegments: financials.store,
+    research: openResearchStores(store.sql),
+    newsHub,
+    news,
+    spreadsheets: new ExcelJsRenderer(),
+    mailer,
     draining: () => draining,
   };
   const app = buildApp(deps);
+  const websocket = makeWebSocketHandler({ newsHub, logger });
 
   let closed: Promise<void> | null = null;
   const close = () => {
     closed ??= (async () => {
       draining = true;
-      // Order matters: stop taking jobs, persist counts, then drop connections.
+      // Order matters: stop polling and taking jobs, persist counts, then drop connections.
+      await newsPoller?.close().catch((err) => logger.error({ err }, "closing the news poller"));
       await Promise.all(workers.map((w) => w.close())).catch((err) => logger.error({ err }, "closing workers"));
       await queue.close().catch((err) => logger.error({ err }, "closing the job queue"));
       await usage.close().catch((err) => logger.error({ err }, "flushing usage"));
       await tenants.close().catch((err) => logger.error({ err }, "closing the tenant directory"));
+      // After the workers (ingest publishes into the hub), before pub/sub (the hub's channel).
+      await newsHub.close().catch((err) => logger.error({ err }, "closing the news hub"));
       await pubsub.close().catch((err) => logger.error({ err }, "closing pub/sub"));
       await counters.close().catch((err) => logger.error({ err }, "closing counters"));
+      await mailer?.close().catch((err) => logger.error({ err }, "closing the mailer"));
       const owned = opts.sharedEngines ? [] : [engines.documentIndex, engines.timeseries, engines.graph];
       for (const engine of [...owned, engines.lakehouse]) {
         await engine?.close().catch((err) => logger.error({ err, engine: engine.engine }, "closing an engine"));
       }
+      await financials.close().catch((err) => logger.error({ err }, "closing the financial data store"));
       await store.close().catch((err) => logger.error({ err }, "closing the control plane"));
     })();
     return closed;
   };
-  return { deps, store, engines, faults, app, fetch: app.fetch, close };
+  return { deps, store, financials: financials.store, engines, faults, app, fetch: app.fetch, websocket, close };
 }
 
 /** Starts the HTTP server and wires graceful shutdown on SIGTERM/SIGINT. */
-export async function startServer(config: Config): Promise<{ server: Server<undefined>; service: Service }> {
+export async function startServer(config: Config): Promise<{ server: Server<SocketData>; service: Service }> {
   const service = await buildService(config);
   const { logger } = service.deps;
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: service.fetch, idleTimeout: 60 });
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    fetch: service.fetch,
+    websocket: service.websocket,
+    idleTimeout: 60,
+  });
   logger.info({ url: `http://localhost:${server.port}`, profile: config.profile }, "cairn listening");
 
   let stopping = false;

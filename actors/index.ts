@@ -22,6 +22,16 @@ export {
   type Take,
   validateMailboxOptions,
 } from "./mailbox.ts";
+export { NEWS_DEFAULTS, NewsHub, type NewsHubOptions, type NewsHubStats, type NewsLogger } from "./news-hub.ts";
+export { type CompiledFilter, compileFilter, matchesCompiled, NewsIndex, type NewsIndexStats } from "./news-index.ts";
+export { ArticleRing } from "./news-ring.ts";
+export {
+  type HubArticle,
+  type NewsSink,
+  NewsSubscriber,
+  type SubscriberMeta,
+  type SubscriberStats,
+} from "./news-subscriber.ts";
 export { RateLimiter } from "./rate-limiter.ts";
 export { Registry, type RegistryErrorEvent, type RegistryOptions, type UnloadReason } from "./registry.ts";
 export {

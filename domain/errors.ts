@@ -11,6 +11,8 @@ export const ERROR_TABLE = {
   not_found: { status: 404, close: 4404 },
   conflict: { status: 409, close: 4409 },
   payload_too_large: { status: 413, close: 1009 },
+  /** A WebSocket endpoint called without a WebSocket handshake. */
+  upgrade_required: { status: 426, close: 1002 },
   validation: { status: 422, close: 1007 },
   rate_limited: { status: 429, close: 4429 },
   quota_exceeded: { status: 429, close: 4429 },

@@ -100,7 +100,52 @@ export interface CompanyFacts {
   fiscal_year_end: string | null;
   state_of_incorporation: string | null;
   /** Latest reported value per concept, with its period and filing. */
-  facts: { concept: string; taxonomy: string; unit: string; value: number; period_end: string; accession_number: string }[];
+  facts: {
+    concept: string;
+    taxonomy: string;
+    unit: string;
+    value: number;
+    period_end: string;
+    accession_number: string;
+  }[];
+}
+
+/** One breakdown member's revenue within a segment record. */
+export interface RevenueSegment {
+  /** XBRL member QName, e.g. "aapl:IPhoneMember". */
+  member: string;
+  /** Readable name derived from the member (instances carry no labels). */
+  label: string;
+  revenue: number;
+}
+
+/**
+ * Element of GET /v1/financials/{cik}/revenue-segments (shape ours; spec 4.4 names the
+ * endpoint only): one period and one breakdown axis with its members' revenue.
+ */
+export interface RevenueSegmentRecord {
+  cik: string;
+  ticker: string | null;
+  /** Null when the source (e.g. a flattened fact table) does not identify its filing. */
+  accession_number: string | null;
+  fiscal_year: number | null;
+  fiscal_period: string | null;
+  /** "annual" or "quarterly" */
+  period_type: string;
+  period_start: string;
+  report_period: string;
+  currency: string;
+  /** The revenue concept the members report, e.g. us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax. */
+  concept: string;
+  /** The breakdown axis QName, e.g. "srt:ProductOrServiceAxis". */
+  axis: string;
+  segments: RevenueSegment[];
+}
+
+/** Revenue segments (kept apart from FinancialsReader, whose consumers do not need them). */
+export interface RevenueSegmentsReader {
+  /** Newest periods first; `limit` counts periods (each may give one record per axis). */
+  revenueSegments(cik: string, q: StatementQuery): Promise<RevenueSegmentRecord[]>;
 }
 
 export interface StatementQuery {
@@ -116,6 +161,8 @@ export interface FinancialsReader {
   company(cik: string): Promise<CompanyFacts | null>;
   /** Every CIK with ingested data. */
   listCiks(): Promise<string[]>;
+  /** A counter that changes whenever this process writes financial data (lets readers cache). */
+  generation?(): number;
 }
 
 /** CIKs are accepted with or without leading zeros; stored as 10-digit strings. */
@@ -124,3 +171,77 @@ export function normalizeCik(raw: string): string | null {
   if (!/^\d{1,10}$/.test(digits)) return null;
   return digits.padStart(10, "0");
 }
+
+// ---------------------------------------------------------------------------
+// Write side, used by the SEC ingest pipeline only.
+
+export type CompanyProfile = Omit<CompanyFacts, "facts">;
+
+export interface FilingRow {
+  accession_number: string;
+  form: string;
+  filing_date: string;
+  report_date: string | null;
+  primary_document: string | null;
+}
+
+/** A raw XBRL fact as stored (companyfacts shape). */
+export interface StoredFact {
+  taxonomy: string;
+  concept: string;
+  unit: string;
+  start: string | null;
+  end: string;
+  val: number;
+  accn: string;
+  fy: number | null;
+  fp: string | null;
+  form: string;
+  filed: string;
+  frame: string | null;
+}
+
+export interface StoredSegment {
+  accession_number: string | null;
+  concept: string;
+  axis: string;
+  member: string;
+  label: string;
+  period_start: string;
+  period_end: string;
+  fiscal_year: number | null;
+  fiscal_period: string | null;
+  period_type: "annual" | "quarterly";
+  value: number;
+  currency: string;
+}
+
+/** Everything derived from one companyfacts payload, replaced as a unit. */
+export interface CompanyFactsBundle {
+  cik: string;
+  /** Fingerprint of every input (payload, tickers, prices, derivation version). */
+  fingerprint: string;
+  facts: StoredFact[];
+  latest: StoredFact[];
+  income: { record: IncomeStatementRecord; period_start: string; provenance: unknown }[];
+  ratios: { record: RatioRecord; provenance: unknown }[];
+}
+
+export interface FinancialsWriter {
+  /** The fingerprint stored for a (cik, source), or null when never ingested. */
+  sourceFingerprint(cik: string, source: string): Promise<string | null>;
+  /** Creates or updates a company; null fields leave stored values as they are. */
+  upsertCompany(profile: CompanyProfile): Promise<void>;
+  /** Inserts filings, updating known ones (richer sources fill what poorer ones left null). */
+  upsertFilings(cik: string, rows: FilingRow[]): Promise<void>;
+  /** A filing of the company with this form and report date, if known. */
+  findFiling(cik: string, form: string, reportDate: string): Promise<string | null>;
+  /** Replaces a company's facts, statements and ratios in one transaction. */
+  replaceCompanyFacts(bundle: CompanyFactsBundle): Promise<void>;
+  /** Replaces the segment rows that came from one source document. */
+  replaceSegments(cik: string, source: string, fingerprint: string, rows: StoredSegment[]): Promise<void>;
+  /** Records a source's fingerprint (for sources whose rows were written by other calls). */
+  setFingerprint(cik: string, source: string, fingerprint: string): Promise<void>;
+}
+
+export type FinancialsStore = FinancialsReader & RevenueSegmentsReader & FinancialsWriter;

@@ -11,9 +11,16 @@ import type { AppEnv } from "./context.ts";
 import type { AppDeps } from "./deps.ts";
 import { mountOpenApi } from "./openapi.ts";
 import { RequestLog } from "./request-log.ts";
+import { registerExportRoutes } from "./routes/exports/routes.ts";
+import { registerFinancialRoutes } from "./routes/financials/routes.ts";
 import { registerLakehouseRoutes } from "./routes/lakehouse/routes.ts";
+import { registerNewsRoutes } from "./routes/news/routes.ts";
+import { registerNewsStreamRoute } from "./routes/news-stream/routes.ts";
 import { registerLakehouseHealth, registerOpsRoutes } from "./routes/ops/routes.ts";
+import { registerPresentationRoutes } from "./routes/presentations/routes.ts";
 import { registerTenantRoutes } from "./routes/tenants/routes.ts";
+import { registerTopicRoutes } from "./routes/topics/routes.ts";
+import { registerTranscriptRoutes } from "./routes/transcripts/routes.ts";
 import { registerUserRoutes } from "./routes/user/routes.ts";
 import { toValidationIssues } from "./validation.ts";
 
@@ -80,6 +87,14 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerTenantRoutes(app, deps, guards);
   registerLakehouseHealth(app, deps);
   registerLakehouseRoutes(app, deps, guards);
+  registerFinancialRoutes(app, deps, guards);
+  registerNewsStreamRoute(app, deps, guards);
+  // After the stream route: /v1/news/{article_id} would otherwise claim /v1/news/stream.
+  registerNewsRoutes(app, deps, guards);
+  registerExportRoutes(app, deps, guards);
+  registerTranscriptRoutes(app, deps, guards);
+  registerTopicRoutes(app, deps, guards);
+  registerPresentationRoutes(app, deps, guards);
   mountOpenApi(app);
   return app;
 }

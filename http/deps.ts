@@ -1,9 +1,15 @@
 /** What the HTTP layer needs from the composition root (main.ts wires the adapters). */
 import type { Logger } from "pino";
+import type { NewsHub } from "../actors/index.ts";
 import type { Config } from "../config.ts";
+import type { SpreadsheetRenderer } from "../domain/exports/index.ts";
+import type { FinancialsReader, RevenueSegmentsReader } from "../domain/financials.ts";
 import type { LakehousePort } from "../domain/lakehouse.ts";
 import type { LakehouseCatalogStore } from "../domain/lakehouse-catalog.ts";
+import type { Mailer } from "../domain/mail.ts";
+import type { NewsStore } from "../domain/news-store.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, PubSub, Tenant, TenantTier } from "../domain/ports.ts";
+import type { ResearchStores } from "../domain/research.ts";
 import type { SecretBox } from "../domain/secret-box.ts";
 import type { TenantStatus } from "../domain/tenant-status.ts";
 import type { UserTier } from "../domain/tiers.ts";
@@ -64,6 +70,20 @@ export interface AppDeps {
   lakehouseCatalogs: LakehouseCatalogStore;
   /** Encrypts storage secrets at rest (key ring: CAIRN_SECRET_KEYS or <dataDir>/secret-keys.json). */
   secretBox: SecretBox;
+  /** Renders export workbooks (.xlsx). */
+  spreadsheets: SpreadsheetRenderer;
+  /** Null when no SMTP server is configured (CAIRN_SMTP_URL): e-mail sharing answers 503. */
+  mailer: Mailer | null;
+  /** The news hub: the NewsPublisher the ingest pipeline calls, and the stream's fan-out. */
+  newsHub: NewsHub;
+  /** Enriched news articles (control plane), read by GET /v1/news and GET /v1/news/{article_id}. */
+  news: NewsStore;
+  /** Transcripts, 8-K exhibits and topics (SQL in the control-plane database). */
+  research: ResearchStores;
+  /** Public SEC fundamentals (statements, ratios, company facts), ingested by pipelines/sec-ingest. */
+  financials: FinancialsReader;
+  /** Revenue by segment from XBRL instances (same store as `financials`). */
+  revenueSegments: RevenueSegmentsReader;
   /** Set by main.ts during graceful shutdown so /readyz turns 503 first. */
   draining?: () => boolean;
 }

@@ -55,10 +55,18 @@ start_redis() {
   fi
 }
 
+ensure_libreoffice() {
+  # Headless LibreOffice opens exported .xlsx files in the export tests. Any existing
+  # install will do (the GUI suite conflicts with the -nogui one, so never add it next to one).
+  command -v soffice >/dev/null 2>&1 && return 0
+  apt_install libreoffice-calc-nogui
+}
+
 case "${1:-start}" in
   start)
     start_postgres
     start_redis
+    ensure_libreoffice
     cat > "$ROOT/engines.env" <<ENV
 export CAIRN_TEST_DATABASE_URL=postgres://cairn@127.0.0.1:$PG_PORT/cairn_test
 export CAIRN_TEST_REDIS_URL=redis://127.0.0.1:$REDIS_PORT

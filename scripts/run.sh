@@ -29,6 +29,8 @@ done
 export CAIRN_LAKEHOUSE_URL="http://127.0.0.1:$port"
 
 $BUN cli.ts seed >/dev/null
+# News history for the demo from the shared samples (idempotent: articles are keyed by URL).
+if [ -d ../shared/data/news ]; then $BUN cli.ts ingest-news --dir ../shared/data/news >/dev/null; fi
 TOKEN="$($BUN cli.ts token --email demo@cairn.local)"
 KEY="$($BUN cli.ts demo-key)"
 ADMIN="$($BUN cli.ts admin-key)"

@@ -1,0 +1,264 @@
+/**
+ * The news stream at scale (issue item 6): BENCH_NEWS_CLIENTS (default 10,000) WebSocket
+ * subscribers with mixed filters, 1,000 articles/s published, against the ceiling — a
+ * bare Bun WebSocket server sending the same frames to recipients computed before the
+ * clock starts — measured in the same run on the same machine.
+ *
+ *   node_modules/.bin/bun bench/news-stream.ts      (BENCH_QUICK=1: 1,000 clients, short phases)
+ *
+ * Each contender runs in its own process; the clients run in another (this box has two
+ * cores: one for the server, one for the clients). Per contender:
+ *   connect N clients, each sending its filter   -> connect time, server memory per connection
+ *   warm-up, then phase "healthy" (all clients read) and phase "stalled" (one extra client
+ *   taking every article is frozen with SIGSTOP)  -> delivered msg/s, publish-to-receive
+ *   p50/p99 per phase: the stalled phase must look like the healthy one
+ *   thaw the frozen client                        -> it is still connected and was told
+ *                                                    how many articles it lost (`dropped`)
+ * Targets: p99 < 100 ms; delivered msg/s >= 50% of the ceiling's.
+ */
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import type { ClientEvent, PhaseReport, ServerCommand, ServerEvent, ServerMode } from "./news-stream-shared.ts";
+import { emit, emitPair, QUICK, round, type Summary } from "./runner.ts";
+
+const CLIENTS = Number(process.env.BENCH_NEWS_CLIENTS ?? (QUICK ? 1_000 : 10_000));
+const RATE = Number(process.env.BENCH_NEWS_RATE ?? 1_000);
+const PHASE_S = QUICK ? 3 : 8;
+const SEED = 20_240_611;
+const root = join(import.meta.dir, "..");
+const bun = process.execPath;
+
+/** A child driven over IPC: events queue up until someone waits for them. */
+class Child<E extends { type: string }> {
+  readonly proc: Subprocess<"ignore", "inherit", "inherit">;
+  private readonly events: E[] = [];
+  private waiters: (() => void)[] = [];
+  constructor(args: string[]) {
+    this.proc = Bun.spawn([bun, ...args], {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, CAIRN_LOG_LEVEL: "silent" },
+      serialization: "json",
+      ipc: (message) => {
+        this.events.push(message as E);
+        for (const w of this.waiters.splice(0)) w();
+      },
+    });
+  }
+  async next<T extends E["type"]>(type: T, timeoutMs = 120_000): Promise<Extract<E, { type: T }>> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const i = this.events.findIndex((e) => e.type === type);
+      if (i >= 0) return this.events.splice(i, 1)[0] as Extract<E, { type: T }>;
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${type}`);
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 1_000);
+      });
+    }
+  }
+  send(message: object): void {
+    this.proc.send(message);
+  }
+  /** Asks for a clean exit first (profiles get written), then kills. */
+  async stop(): Promise<void> {
+    try {
+      this.proc.send({ cmd: "exit" });
+    } catch {
+      // already gone
+    }
+    const timer = setTimeout(() => this.proc.kill(), 3_000);
+    await this.proc.exited;
+    clearTimeout(timer);
+  }
+}
+
+/** The frozen reader: test/news-stall-client.ts, reading stdout lines. */
+async function startStalled(url: string) {
+  const proc = Bun.spawn([bun, join(root, "test/news-stall-client.ts"), url, "{}"], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const line = async (timeoutMs: number): Promise<string> => {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const nl = buffer.indexOf("\n");
+      if (nl >= 0) {
+        const out = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        return out;
+      }
+      const chunk = await Promise.race([reader.read(), Bun.sleep(Math.max(0, deadline - performance.now()))]);
+      if (!chunk || chunk.done) throw new Error("the stalled client said nothing");
+      buffer += decoder.decode(chunk.value, { stream: true });
+    }
+  };
+  if ((await line(30_000)) !== "ready") throw new Error("the stalled client did not get its filter");
+  return { proc, line };
+}
+
+interface Result {
+  connectMs: number;
+  /** CPU of the clients process over the publishing phases, in cores. */
+  clientCores: number;
+  /** Server RSS growth per connected client, bytes (after a full GC). */
+  memPerConn: number;
+  /** The JavaScript heap's share of it. */
+  heapPerConn: number;
+  phases: Map<
+    string,
+    { report: PhaseReport; seconds: number; expected: number; articles: number; cpu: number; lag: Summary }
+  >;
+  stall: { maxDropped: number; subscribers: number; maxBuffered: number; summary: string };
+}
+
+async function runContender(mode: ServerMode): Promise<Result> {
+  // BENCH_PROFILE=<dir>: the server writes a markdown CPU profile there (bun --cpu-prof-md).
+  const prof = process.env.BENCH_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const server = new Child<ServerEvent>([...prof, "bench/news-stream-server.ts", mode, String(SEED)]);
+  let clients: Child<ClientEvent> | undefined;
+  let stalled: Awaited<ReturnType<typeof startStalled>> | undefined;
+  try {
+    const ready = await server.next("ready");
+    const url = `ws://127.0.0.1:${ready.port}/v1/news/stream`;
+    clients = new Child<ClientEvent>([
+      "bench/news-stream-clients.ts",
+      url,
+      ready.apiKey,
+      String(CLIENTS),
+      String(SEED),
+    ]);
+    const connected = await clients.next("connected", 600_000);
+    if (connected.failed > 0) process.stderr.write(`[${mode}] ${connected.failed} clients failed to connect\n`);
+    server.send({ cmd: "stats" } satisfies ServerCommand);
+    const afterConnect = await server.next("stats");
+    stalled = await startStalled(`${url}?apikey=${encodeURIComponent(ready.apiKey)}`);
+
+    const phases: Result["phases"] = new Map();
+    const phasesStarted = performance.now();
+    const names = ["warmup", "healthy", "stalled"];
+    for (const [phase, name] of names.entries()) {
+      if (name === "stalled") stalled.proc.kill("SIGSTOP");
+      server.send({
+        cmd: "publish",
+        phase,
+        rate: RATE,
+        seconds: name === "warmup" ? 2 : PHASE_S,
+      } satisfies ServerCommand);
+      const done = await server.next("published", 600_000);
+      phases.set(name, {
+        report: { phase, received: 0, latency: { n: 0, mean: 0, min: 0, p50: 0, p90: 0, p99: 0, max: 0 } },
+        seconds: done.seconds,
+        expected: done.expected,
+        articles: done.articles,
+        cpu: done.cpu,
+        lag: done.lag,
+      });
+    }
+    await Bun.sleep(1_000); // stragglers
+    clients.send({ cmd: "report" });
+    const report = await clients.next("report");
+    const clientCores = (report.cpu - connected.cpu) / ((performance.now() - phasesStarted) / 1000);
+    for (const [phase, name] of names.entries()) {
+      const p = phases.get(name);
+      const r = report.phases.find((x) => x.phase === phase);
+      if (p && r) p.report = r;
+    }
+    server.send({ cmd: "stats" } satisfies ServerCommand);
+    const stats = await server.next("stats");
+    stalled.proc.kill("SIGCONT");
+    server.send({ cmd: "end" } satisfies ServerCommand);
+    let summary = "";
+    try {
+      summary = await stalled.line(60_000);
+    } catch (error) {
+      summary = `no summary: ${String(error)}`;
+    }
+    return {
+      connectMs: connected.ms,
+      clientCores,
+      memPerConn: (afterConnect.rss - ready.rss) / CLIENTS,
+      heapPerConn: (afterConnect.heap - ready.heap) / CLIENTS,
+      phases,
+      stall: { maxDropped: stats.maxDropped, subscribers: stats.subscribers, maxBuffered: stats.maxBuffered, summary },
+    };
+  } finally {
+    stalled?.proc.kill("SIGCONT");
+    stalled?.proc.kill();
+    await stalled?.proc.exited;
+    await clients?.stop();
+    await server.stop();
+  }
+}
+
+const ceiling = await runContender("bare");
+const subject = await runContender("cairn");
+const B = "news-stream/bare-bun";
+const C = "news-stream/cairn";
+const line = (bench: string, metric: string, value: number, unit: string) =>
+  emit({ bench, metric, value: round(value, 3), unit, peer: null, ratio: null });
+
+line(C, "clients", CLIENTS, "connections");
+line(C, "publish_rate", RATE, "articles/s");
+for (const [bench, r] of [
+  [B, ceiling],
+  [C, subject],
+] as const) {
+  line(bench, "connect_all", r.connectMs, "ms");
+  line(bench, "clients_process_cpu", r.clientCores, "cores");
+  for (const name of ["healthy", "stalled"]) {
+    const p = r.phases.get(name);
+    if (!p) continue;
+    line(bench, `${name}_fanout_per_article`, p.expected / p.articles, "recipients");
+    // The frozen extra client is owed one frame per article; the clients process counts the rest.
+    line(bench, `${name}_completeness`, p.report.received / Math.max(1, p.expected - p.articles), "ratio");
+    line(bench, `${name}_latency_p50`, p.report.latency.p50, "ms");
+    line(bench, `${name}_latency_p99`, p.report.latency.p99, "ms");
+    line(bench, `${name}_server_cpu`, p.cpu / p.seconds, "cores");
+    line(bench, `${name}_event_loop_lag_p99`, p.lag.p99, "ms");
+    line(bench, `${name}_event_loop_lag_max`, p.lag.max, "ms");
+  }
+}
+for (const name of ["healthy", "stalled"]) {
+  const s = subject.phases.get(name);
+  const c = ceiling.phases.get(name);
+  if (!s || !c) continue;
+  emitPair(
+    { bench: C, value: s.report.received / s.seconds },
+    { bench: B, value: c.report.received / c.seconds },
+    `${name}_delivered`,
+    "msg/s",
+  );
+}
+emitPair(
+  { bench: C, value: subject.memPerConn },
+  { bench: B, value: ceiling.memPerConn },
+  "memory_per_connection",
+  "bytes",
+);
+const healthy = subject.phases.get("healthy")?.report.latency.p99 ?? Number.NaN;
+const stalledP99 = subject.phases.get("stalled")?.report.latency.p99 ?? Number.NaN;
+emit({
+  bench: C,
+  metric: "p99_target",
+  value: 100,
+  unit: "ms",
+  peer: null,
+  ratio: round(Math.max(healthy, stalledP99) / 100, 3),
+});
+emit({
+  bench: `${C}/stalled`,
+  metric: "p99_vs_healthy",
+  value: round(stalledP99, 3),
+  unit: "ms",
+  peer: `${C}/healthy`,
+  ratio: round(stalledP99 / healthy, 3),
+});
+line(`${C}/stalled-client`, "dropped", subject.stall.maxDropped, "articles");
+line(`${C}/stalled-client`, "still_connected", subject.stall.subscribers === CLIENTS + 1 ? 1 : 0, "bool");
+line(`${B}/stalled-client`, "server_buffered", ceiling.stall.maxBuffered, "bytes");
+process.stderr.write(`stalled client after thaw (cairn): ${subject.stall.summary}\n`);
+process.stderr.write(`stalled client after thaw (bare): ${ceiling.stall.summary}\n`);

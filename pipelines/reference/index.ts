@@ -1,0 +1,2 @@
+export { CompanyDirectory, type CompanyInfo, findReferenceFile } from "./companies.ts";
+export { MarketData } from "./market.ts";

@@ -1,0 +1,64 @@
+/**
+ * WebSockets: one Bun handler for the whole server, dispatching on the kind of socket
+ * the upgrade created. Import across folders only from here.
+ *
+ * Server-wide socket settings (Bun allows one set per server):
+ * - backpressureLimit 1 MiB, closeOnBackpressureLimit false: writers stop at the first
+ *   sign of backpressure and wait for `drain`, so Bun's own buffer holds little; the
+ *   limit only bounds control replies to a client that sends but never reads.
+ * - idleTimeout 120 s with pings: a peer that answers nothing for that long is dead and
+ *   is closed. A slow reader answers pings and is never closed for being slow.
+ * - maxPayloadLength 1 MiB for client frames; each kind applies its own smaller limit.
+ */
+import type { Server, WebSocketHandler } from "bun";
+import type { NewsHub, NewsLogger } from "../actors/index.ts";
+import { type NewsSocketData, newsStreamHandlers } from "./news/stream.ts";
+
+export {
+  type ClientMessage,
+  encodeControl,
+  FILTER_LIMITS,
+  parseClientMessage,
+  type ServerControlMessage,
+} from "./news/protocol.ts";
+export type { NewsSocketData } from "./news/stream.ts";
+
+/** Every kind of socket the server upgrades to (the collaboration socket joins this union). */
+export type SocketData = NewsSocketData;
+
+export type CairnServer = Server<SocketData>;
+
+export function makeWebSocketHandler(deps: { newsHub: NewsHub; logger: NewsLogger }): WebSocketHandler<SocketData> {
+  const news = newsStreamHandlers(deps.newsHub, deps.logger);
+  return {
+    backpressureLimit: 1024 * 1024,
+    closeOnBackpressureLimit: false,
+    idleTimeout: 120,
+    sendPings: true,
+    maxPayloadLength: 1024 * 1024,
+    perMessageDeflate: false,
+    open: (ws) => news.open(ws),
+    message: (ws, message) => news.message(ws, message),
+    drain: (ws) => news.drain(ws),
+    close: (ws, code, reason) => news.close(ws, code, reason),
+  };
+}
+
+function isBunServer(x: unknown): x is CairnServer {
+  return typeof x === "object" && x !== null && "upgrade" in x && typeof x.upgrade === "function";
+}
+
+/**
+ * Upgrades an authenticated request to a news socket. `server` is what Bun passed to
+ * fetch (Hono's c.env); false when there is none (in-process requests) or the request is
+ * not a valid WebSocket handshake.
+ */
+export function upgradeToNewsStream(
+  server: unknown,
+  req: Request,
+  who: { tenant_id: string; user_id: number; request_id: string },
+): boolean {
+  if (!isBunServer(server)) return false;
+  const data: NewsSocketData = { kind: "news", conn_id: crypto.randomUUID(), sub: null, ...who };
+  return server.upgrade(req, { data, headers: { "X-Request-Id": who.request_id } });
+}
