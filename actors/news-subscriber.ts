@@ -65,6 +65,8 @@ export interface SubscriberStats {
   sent: number;
   dropped: number;
   queued: number;
+  /** The most articles ever queued at once (at most the queue size). */
+  queuedMax: number;
   /** Waiting for the socket to drain. */
   blocked: boolean;
 }
@@ -175,6 +177,7 @@ export class NewsSubscriber {
       sent: this.sent,
       dropped: this.lost,
       queued: this.box.length,
+      queuedMax: this.box.stats().highWater,
       blocked: this.blocked,
     };
   }

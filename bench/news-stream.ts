@@ -239,6 +239,12 @@ emitPair(
   "memory_per_connection",
   "bytes",
 );
+emitPair(
+  { bench: C, value: subject.heapPerConn },
+  { bench: B, value: ceiling.heapPerConn },
+  "js_heap_per_connection",
+  "bytes",
+);
 const healthy = subject.phases.get("healthy")?.report.latency.p99 ?? Number.NaN;
 const stalledP99 = subject.phases.get("stalled")?.report.latency.p99 ?? Number.NaN;
 emit({

@@ -27,7 +27,7 @@ describe("news stream client messages", () => {
       ),
     ).toEqual({
       tickers: ["BRK.B"],
-      categories: ["earnings", "Earnings"],
+      categories: ["earnings"],
       countries: ["US", "GB"],
       sentiment: "bearish",
       min_impact: 0,

@@ -5,8 +5,8 @@
  *
  * Normalisation, so that the echoed filter is exactly what is matched:
  * - tickers and countries are upper-cased (they are codes: "aapl" means AAPL);
- * - sentiment and source_types are lower-cased (their value sets are lower-case words);
- * - categories are trimmed only: they are matched exactly as the articles carry them;
+ * - categories, sentiment and source_types are lower-cased (their vocabularies are
+ *   lower-case words: "earnings", "mergers_acquisitions", "bullish", "rss");
  * - duplicates are removed (first occurrence kept); an empty list or null means "no
  *   constraint on this field" and is left out of the echo.
  */
@@ -50,7 +50,7 @@ const oneOf = <S extends z.ZodType<string>>(label: string, values: readonly stri
 const FilterMessage = z.strictObject(
   {
     tickers: list("tickers", text("tickers").toUpperCase()),
-    categories: list("categories", text("categories")),
+    categories: list("categories", text("categories").toLowerCase()),
     countries: list(
       "countries",
       text("countries")

@@ -18,7 +18,8 @@ export interface ResponseCacheOptions {
 }
 
 interface Entry {
-  body: string;
+  /** UTF-8 bytes, encoded once (responses are sent many times). */
+  body: Uint8Array<ArrayBuffer>;
   generation: number;
   at: number;
 }
@@ -49,7 +50,7 @@ export class ResponseCache {
     return this.generation();
   }
 
-  get(key: string): string | null {
+  get(key: string): Uint8Array<ArrayBuffer> | null {
     const e = this.entries.get(key);
     if (!e) return null;
     if (e.generation !== this.generation() || this.now() - e.at > this.ttlMs) {
@@ -62,12 +63,12 @@ export class ResponseCache {
     return e.body;
   }
 
-  set(key: string, body: string, generation: number): void {
+  set(key: string, body: Uint8Array<ArrayBuffer>, generation: number): void {
     const old = this.entries.get(key);
     if (old) this.delete(key, old);
-    if (body.length > this.maxBytes || generation !== this.generation()) return;
+    if (body.byteLength > this.maxBytes || generation !== this.generation()) return;
     this.entries.set(key, { body, generation, at: this.now() });
-    this.bytes += body.length;
+    this.bytes += body.byteLength;
     for (const [k, e] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.delete(k, e);
@@ -76,6 +77,6 @@ export class ResponseCache {
 
   private delete(key: string, e: Entry): void {
     this.entries.delete(key);
-    this.bytes -= e.body.length;
+    this.bytes -= e.body.byteLength;
   }
 }

@@ -46,7 +46,7 @@ export function registerFinancialRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps,
     let body = cache.get(key);
     if (body === null) {
       const gen = cache.currentGeneration();
-      body = JSON.stringify(await load());
+      body = new TextEncoder().encode(JSON.stringify(await load()));
       cache.set(key, body, gen);
     }
     // Already-serialised JSON of the route's 200 schema; OpenAPIHono types JSON bodies only
