@@ -127,6 +127,7 @@ describe("NewsHub fan-out under random backpressure", () => {
       const got = c.sink.articles();
       const stats = c.sub.stats();
       expect(stats.queued).toBe(0);
+      expect(stats.queuedMax).toBeLessThanOrEqual(8);
       got.forEach((f, i) => {
         if (f.seq !== i + 1) throw new Error(`seed ${seed}: ${c.sub.meta.conn_id} seq ${f.seq} at position ${i + 1}`);
         if (i > 0 && f.dropped < (got[i - 1]?.dropped ?? 0)) throw new Error(`seed ${seed}: dropped went down`);

@@ -30,7 +30,18 @@ export CAIRN_LAKEHOUSE_URL="http://127.0.0.1:$port"
 
 $BUN cli.ts seed >/dev/null
 # News history for the demo from the shared samples (idempotent: articles are keyed by URL).
-if [ -d ../shared/data/news ]; then $BUN cli.ts ingest-news --dir ../shared/data/news >/dev/null; fi
+# Demo data: the real public samples beside the repository, when present (each ingest is
+# idempotent, so a restart re-reads nothing it already has). Without them the data
+# endpoints start empty; `bun run cli ingest-sec --online ...` fetches from the SEC.
+shared=../shared/data
+if [ -d "$shared" ]; then
+  echo "run: loading demo data from $shared (first start takes a little while)" >&2
+  [ -d "$shared/sec" ] && $BUN cli.ts ingest-sec --dir "$shared/sec" >/dev/null
+  [ -d "$shared/transcripts" ] && $BUN cli.ts ingest-transcripts --dir "$shared/transcripts" >/dev/null
+  [ -d "$shared/sec/8k" ] && $BUN cli.ts ingest-filings --dir "$shared/sec/8k" >/dev/null
+  $BUN cli.ts build-topics --data-dir "$shared" >/dev/null
+  [ -d "$shared/news" ] && $BUN cli.ts ingest-news --dir "$shared/news" >/dev/null
+fi
 TOKEN="$($BUN cli.ts token --email demo@cairn.local)"
 KEY="$($BUN cli.ts demo-key)"
 ADMIN="$($BUN cli.ts admin-key)"
