@@ -292,10 +292,25 @@ export class SqlControlPlaneStore implements ControlPlaneStore {
   }
 
   async findUserByApiKeyHash(hash: string): Promise<{ key: ApiKeyRecord; user: User } | null> {
-    const key = await this.sql.get<KeyRow>(`SELECT ${KEY_COLS} FROM api_keys WHERE key_hash = ?`, [hash]);
-    if (!key) return null;
-    const user = await this.getUser(Number(key.user_id));
-    return user ? { key: toKey(key), user } : null;
+    // One round trip: this runs on every API-key request.
+    const row = await this.sql.get<
+      UserRow & { k_id: string; k_prefix: string; k_label: string; k_created_at: string; k_last_used_at: string | null }
+    >(
+      `SELECT u.*, k.id AS k_id, k.prefix AS k_prefix, k.label AS k_label, k.created_at AS k_created_at,
+              k.last_used_at AS k_last_used_at
+       FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`,
+      [hash],
+    );
+    if (!row) return null;
+    const key: ApiKeyRecord = {
+      id: row.k_id,
+      user_id: Number(row.id),
+      prefix: row.k_prefix,
+      label: row.k_label,
+      created_at: row.k_created_at,
+      last_used_at: row.k_last_used_at,
+    };
+    return { key, user: toUser(row) };
   }
 
   async listApiKeys(userId: number): Promise<ApiKeyRecord[]> {
