@@ -49,10 +49,14 @@ start_postgres() {
 start_redis() {
   apt_install redis-server
   if ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
-    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save "" --appendonly no \
-      --dir "$ROOT" --pidfile "$ROOT/redis.pid" --logfile "$ROOT/redis.log" >/dev/null
-    for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    # A server on this port that is still shutting down holds the socket: retry a while.
+    for _ in $(seq 1 20); do
+      redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save "" --appendonly no \
+        --dir "$ROOT" --pidfile "$ROOT/redis.pid" --logfile "$ROOT/redis.log" >/dev/null
+      for _ in $(seq 1 20); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break 2; sleep 0.1; done
+    done
   fi
+  redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 || { echo "engines: redis did not start (see $ROOT/redis.log)" >&2; exit 1; }
 }
 
 ensure_libreoffice() {
