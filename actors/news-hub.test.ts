@@ -179,6 +179,23 @@ describe("NewsHub across instances (in-memory bus)", () => {
     await b.close();
   });
 
+  test("a failed broadcast still serves local subscribers, and is counted and logged, not thrown", async () => {
+    const ps = new MemoryPubSub();
+    const errors: object[] = [];
+    const hub = new NewsHub({ pubsub: ps, channel: "news", logger: { ...quiet, error: (o) => errors.push(o) } });
+    await hub.start();
+    const sink = new RecordingSink();
+    hub.connect(sink, meta(1));
+    await ps.close(); // every publish on it now fails, as with Redis down
+    await hub.publish(makeArticle());
+    await hub.publish(makeArticle());
+    await tick();
+    expect(sink.articles()).toHaveLength(2);
+    expect(hub.stats().broadcast_failures).toBe(2);
+    expect(errors).toHaveLength(1); // throttled: one line per interval
+    await hub.close();
+  });
+
   test("invalid channel messages are counted and ignored", async () => {
     const { bus, a, b, sa } = await twoHubs();
     const raw = new MemoryPubSub(bus);

@@ -57,6 +57,8 @@ export interface NewsHubOptions {
 
 export const NEWS_DEFAULTS = { ringSize: 10_000, queueSize: 200, queueBytes: 8 * 1024 * 1024 } as const;
 
+const FAILURE_LOG_INTERVAL_MS = 10_000;
+
 export interface NewsHubStats {
   subscribers: number;
   index: NewsIndexStats;
@@ -114,6 +116,7 @@ export class NewsHub implements NewsPublisher {
   private hseq = 0;
   private unsubscribe: (() => Promise<void>) | null = null;
   private closing: Promise<void> | undefined;
+  private lastFailureLog = Number.NEGATIVE_INFINITY;
   private readonly counts = {
     published: 0,
     received: 0,
@@ -124,14 +127,21 @@ export class NewsHub implements NewsPublisher {
     dropped: 0,
   };
   private readonly hooks = {
-    onLost: (_sub: NewsSubscriber, n: number) => {
+    // Two lines per run of losses (when it starts, when it ends), never one per article:
+    // a stalled reader must not flood the log. The close line carries the total as well.
+    onLost: (sub: NewsSubscriber, n: number, first: boolean) => {
       this.counts.dropped += n;
+      if (first) {
+        this.opts.logger.warn(
+          { ...sub.meta, queue: this.queueSize },
+          "news subscriber fell behind: its queue is full, dropping the oldest articles",
+        );
+      }
     },
     onRecovered: (sub: NewsSubscriber, lost: number) => {
-      // One line per run of losses, not per article: a stalled reader must not flood the log.
-      this.opts.logger.warn(
-        { ...sub.meta, lost, dropped_total: sub.stats().dropped, queue: this.queueSize },
-        "news subscriber fell behind and lost articles",
+      this.opts.logger.info(
+        { ...sub.meta, lost, dropped_total: sub.stats().dropped },
+        "news subscriber caught up after losing articles",
       );
     },
   };
@@ -163,10 +173,15 @@ export class NewsHub implements NewsPublisher {
       await pubsub.publish(channel, JSON.stringify({ v: 1, origin: this.origin, article }));
     } catch (error) {
       this.counts.broadcast_failures++;
-      this.opts.logger.error(
-        { err: error, article_id: article.article_id },
-        "news broadcast to other instances failed",
-      );
+      // With Redis down every article fails: one line per interval, with the count, not a flood.
+      const now = performance.now();
+      if (now - this.lastFailureLog >= FAILURE_LOG_INTERVAL_MS) {
+        this.lastFailureLog = now;
+        this.opts.logger.error(
+          { err: error, article_id: article.article_id, broadcast_failures: this.counts.broadcast_failures },
+          "news broadcast to other instances failed",
+        );
+      }
     }
   }
 

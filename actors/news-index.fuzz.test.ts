@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { type Article, matches, type NewsFilter, SENTIMENT_LABELS, SOURCE_TYPES } from "../domain/news.ts";
-import { pickDistinct, randomArticle, tickerUniverse, UNIVERSE } from "../test/news-fixtures.ts";
+import { makeArticle, pickDistinct, randomArticle, tickerUniverse, UNIVERSE } from "../test/news-fixtures.ts";
 import { fuzzSeed, type Prng, prng } from "../test/prng.ts";
 import { compileFilter, NewsIndex } from "./news-index.ts";
 
@@ -85,24 +85,36 @@ describe("NewsIndex agrees with domain matches", () => {
     expect(hits).toBeGreaterThan(checked);
   });
 
-  test("the home field is the most selective one constrained", () => {
+  test("filters are keyed by the fields with the fewest values, within the key budget", () => {
     const index = new NewsIndex<string>();
     index.set("t", compileFilter({ tickers: ["AAPL"], categories: ["earnings"] }));
-    index.set("c", compileFilter({ categories: ["earnings"], sentiment: "bullish" }));
+    index.set("c", compileFilter({ categories: ["earnings", "ipo"], sentiment: "bullish", min_impact: 0.4 }));
     index.set("s", compileFilter({ sentiment: "bearish", min_impact: 0.5 }));
     index.set("i", compileFilter({ min_impact: 0.9 }));
     index.set("a", compileFilter({ tickers: [] }));
-    expect(index.stats().byHome).toEqual({
-      tickers: 1,
-      countries: 0,
-      categories: 1,
-      sourceTypes: 0,
-      sentiment: 1,
+    // 100 tickers x 2 categories would be 200 keys: the tickers stay out of the key.
+    const many = Array.from({ length: 100 }, (_, i) => `T${i}`);
+    index.set("w", compileFilter({ tickers: many, categories: ["earnings", "ipo"], countries: ["US"] }));
+    // A lone 100-ticker list is still keyed by its tickers (one field is always kept).
+    index.set("x", compileFilter({ tickers: many }));
+    expect(index.stats()).toEqual({
+      subscribers: 7,
+      keyed: {
+        "tickers+categories": 1,
+        "categories+sentiment": 1,
+        sentiment: 1,
+        "countries+categories": 1,
+        tickers: 1,
+      },
       impact: 1,
       all: 1,
     });
     index.set("t", compileFilter({}));
-    expect(index.stats().byHome.tickers).toBe(0);
-    expect(index.stats().byHome.all).toBe(2);
+    expect(index.stats().keyed["tickers+categories"]).toBeUndefined();
+    expect(index.stats().all).toBe(2);
+    const hits: string[] = [];
+    const a = makeArticle({ company_tickers: ["T7"], categories: ["ipo"], country_codes: ["US"], impact_score: 0.95 });
+    index.match(a, (id) => hits.push(id));
+    expect(hits.sort()).toEqual(["a", "c", "i", "t", "w", "x"]);
   });
 });

@@ -1,16 +1,22 @@
 /**
  * Which subscribers want an article, without looking at every subscriber.
  *
- * Each subscriber is filed under one "home" field: the most selective field its filter
- * constrains (tickers, then countries, categories, source types, sentiment, min_impact;
- * a filter with no constraint at all is filed under "all"). A subscriber can match an
- * article only if the article satisfies the home constraint, so for an article the
- * candidates are just the buckets of the article's own values (one bucket per ticker it
- * mentions, per country, ...), the min_impact list up to the article's score, and the
- * "all" set. Each candidate is then checked against the rest of its filter with set
- * lookups. The work per article follows the number of plausible subscribers, not the
- * number connected: 10,000 watch-lists of a few tickers each cost a handful of bucket
- * reads for an article that mentions two tickers.
+ * Each subscriber is filed under keys built from the list fields its filter constrains
+ * (tickers, countries, categories, source types, sentiment): one key per combination of
+ * its values across those fields, e.g. {categories: [earnings], countries: [US, GB]}
+ * files under "earnings|US" and "earnings|GB" in the (categories, countries) table. A
+ * subscriber can match an article only if the article carries one of its combinations,
+ * so for an article the candidates are the entries under the article's own combinations
+ * in each table in use, plus the min_impact-only list up to the article's score, plus the
+ * unconstrained ("all") set. Each candidate is then checked against its whole filter
+ * with set lookups (min_impact, and any field left out of the key).
+ *
+ * Combining fields matters: a filter on a source type and a sentiment keyed by the source
+ * type alone would be a candidate for a fifth of all articles; keyed by both, for one in
+ * fifteen. A filter whose combinations would exceed MAX_KEYS (a 500-ticker watch-list
+ * across several categories) keeps the fields with the fewest values that fit, and
+ * always at least one. The work per article follows the number of plausible subscribers,
+ * not the number connected.
  *
  * The semantics are those of domain `matches` (OR within a field, AND across fields, an
  * empty or absent field matches everything); a seeded fuzz test holds the two together.
@@ -59,31 +65,30 @@ export function matchesCompiled(f: CompiledFilter, a: Article): boolean {
   );
 }
 
-type SetField = "tickers" | "countries" | "categories" | "sourceTypes" | "sentiment";
-type Home = SetField | "impact" | "all";
+const FIELDS = ["tickers", "countries", "categories", "sourceTypes", "sentiment"] as const;
+type KeyField = (typeof FIELDS)[number];
 
-/** Most selective first: the number of distinct values each field usually takes. */
-const HOME_ORDER: readonly SetField[] = ["tickers", "countries", "categories", "sourceTypes", "sentiment"];
+/** Most keys one filter is filed under (the product of its keyed fields' value counts). */
+const MAX_KEYS = 64;
+const SEP = "\u0000";
 
 interface Entry<S> {
   sub: S;
   filter: CompiledFilter;
-  home: Home;
-  /** The match() call that last visited this entry; dedupes a subscriber hit via several values. */
+  /** Bit i set: FIELDS[i] is part of the key; 0 for the impact list and the "all" set. */
+  mask: number;
+  keys: string[];
+  /** The match() call that last visited this entry; dedupes a subscriber hit via several keys. */
   stamp: number;
 }
 
-function homeOf(f: CompiledFilter): Home {
-  for (const field of HOME_ORDER) if (f[field] !== null) return field;
-  return f.minImpact !== null ? "impact" : "all";
+function filterValues(f: CompiledFilter, field: KeyField): readonly string[] | null {
+  if (field === "sentiment") return f.sentiment === null ? null : [f.sentiment];
+  const set = f[field];
+  return set === null ? null : [...set];
 }
 
-function homeValues(f: CompiledFilter, home: SetField): Iterable<string> {
-  if (home === "sentiment") return f.sentiment === null ? [] : [f.sentiment];
-  return f[home] ?? [];
-}
-
-function articleValues(a: Article, field: SetField): readonly string[] {
+function articleValues(a: Article, field: KeyField): readonly string[] {
   switch (field) {
     case "tickers":
       return a.company_tickers;
@@ -98,35 +103,66 @@ function articleValues(a: Article, field: SetField): readonly string[] {
   }
 }
 
+/** Every combination of one value per list, joined (lists in FIELDS order). */
+function combinations(lists: readonly (readonly string[])[]): string[] {
+  let out: string[] = [];
+  for (const [i, list] of lists.entries()) {
+    if (i === 0) {
+      out = [...list];
+      continue;
+    }
+    const next: string[] = [];
+    for (const prefix of out) for (const v of list) next.push(prefix + SEP + v);
+    out = next;
+  }
+  return out;
+}
+
+/** The key fields (as a mask) and keys a filter is filed under; mask 0 when it has none. */
+function keysOf(f: CompiledFilter): { mask: number; keys: string[] } {
+  const constrained: { bit: number; values: readonly string[] }[] = [];
+  for (const [i, field] of FIELDS.entries()) {
+    const values = filterValues(f, field);
+    if (values !== null) constrained.push({ bit: 1 << i, values });
+  }
+  if (constrained.length === 0) return { mask: 0, keys: [] };
+  // Fewest values first: they narrow the most per key spent.
+  constrained.sort((x, y) => x.values.length - y.values.length);
+  let mask = 0;
+  let product = 1;
+  for (const c of constrained) {
+    if (mask !== 0 && product * c.values.length > MAX_KEYS) continue;
+    mask |= c.bit;
+    product *= c.values.length;
+  }
+  // Keys list the fields in FIELDS order, as match() builds them from an article.
+  const lists = constrained
+    .filter((c) => mask & c.bit)
+    .sort((x, y) => x.bit - y.bit)
+    .map((c) => c.values);
+  return { mask, keys: combinations(lists) };
+}
+
 export interface NewsIndexStats {
   subscribers: number;
-  /** Subscribers per home field. */
-  byHome: Record<Home, number>;
+  /** Subscribers filed under keys, by the fields keyed ("countries+categories"). */
+  keyed: Record<string, number>;
+  /** Subscribers with only a min_impact. */
+  impact: number;
+  /** Subscribers with no constraint. */
+  all: number;
 }
 
 export class NewsIndex<S> {
   private readonly entries = new Map<S, Entry<S>>();
-  private readonly buckets: Record<SetField, Map<string, Set<Entry<S>>>> = {
-    tickers: new Map(),
-    countries: new Map(),
-    categories: new Map(),
-    sourceTypes: new Map(),
-    sentiment: new Map(),
-  };
+  /** mask -> key -> entries. Only masks some subscriber uses are present. */
+  private readonly tables = new Map<number, Map<string, Set<Entry<S>>>>();
   /** min_impact-only subscribers, ascending by threshold: a match is a prefix of this list. */
   private impact: Entry<S>[] = [];
   private readonly all = new Set<Entry<S>>();
   private epoch = 0;
-  /** Kept as entries come and go, so stats() is O(1) (it is read by metrics, not just tests). */
-  private readonly byHome: Record<Home, number> = {
-    tickers: 0,
-    countries: 0,
-    categories: 0,
-    sourceTypes: 0,
-    sentiment: 0,
-    impact: 0,
-    all: 0,
-  };
+  /** Subscribers per mask, kept as they come and go so stats() stays cheap. */
+  private readonly perMask = new Map<number, number>();
 
   get size(): number {
     return this.entries.size;
@@ -135,22 +171,28 @@ export class NewsIndex<S> {
   /** Files the subscriber under its filter, replacing any filter it had. */
   set(sub: S, filter: CompiledFilter): void {
     this.remove(sub);
-    const entry: Entry<S> = { sub, filter, home: homeOf(filter), stamp: 0 };
+    const { mask, keys } = keysOf(filter);
+    const entry: Entry<S> = { sub, filter, mask, keys, stamp: 0 };
     this.entries.set(sub, entry);
-    const home = entry.home;
-    this.byHome[home]++;
-    if (home === "all") this.all.add(entry);
-    else if (home === "impact") this.impact.splice(this.impactSlot(filter.minImpact ?? 0), 0, entry);
-    else {
-      const buckets = this.buckets[home];
-      for (const v of homeValues(filter, home)) {
-        let bucket = buckets.get(v);
+    if (mask !== 0) {
+      this.perMask.set(mask, (this.perMask.get(mask) ?? 0) + 1);
+      let table = this.tables.get(mask);
+      if (!table) {
+        table = new Map();
+        this.tables.set(mask, table);
+      }
+      for (const k of keys) {
+        let bucket = table.get(k);
         if (!bucket) {
           bucket = new Set();
-          buckets.set(v, bucket);
+          table.set(k, bucket);
         }
         bucket.add(entry);
       }
+    } else if (filter.minImpact !== null) {
+      this.impact.splice(this.impactSlot(filter.minImpact), 0, entry);
+    } else {
+      this.all.add(entry);
     }
   }
 
@@ -158,24 +200,27 @@ export class NewsIndex<S> {
     const entry = this.entries.get(sub);
     if (!entry) return false;
     this.entries.delete(sub);
-    const home = entry.home;
-    this.byHome[home]--;
-    if (home === "all") this.all.delete(entry);
-    else if (home === "impact") {
+    if (entry.mask !== 0) {
+      const left = (this.perMask.get(entry.mask) ?? 1) - 1;
+      if (left === 0) this.perMask.delete(entry.mask);
+      else this.perMask.set(entry.mask, left);
+      const table = this.tables.get(entry.mask);
+      for (const k of entry.keys) {
+        const bucket = table?.get(k);
+        bucket?.delete(entry);
+        if (bucket?.size === 0) table?.delete(k);
+      }
+      if (table?.size === 0) this.tables.delete(entry.mask);
+    } else if (entry.filter.minImpact !== null) {
       // Equal thresholds sit together; search from the first slot of this threshold.
-      for (let i = this.impactSlot(entry.filter.minImpact ?? 0); i < this.impact.length; i++) {
+      for (let i = this.impactSlot(entry.filter.minImpact); i < this.impact.length; i++) {
         if (this.impact[i] === entry) {
           this.impact.splice(i, 1);
           break;
         }
       }
     } else {
-      const buckets = this.buckets[home];
-      for (const v of homeValues(entry.filter, home)) {
-        const bucket = buckets.get(v);
-        bucket?.delete(entry);
-        if (bucket?.size === 0) buckets.delete(v);
-      }
+      this.all.delete(entry);
     }
     return true;
   }
@@ -184,11 +229,11 @@ export class NewsIndex<S> {
   match(a: Article, visit: (sub: S) => void): number {
     const epoch = ++this.epoch;
     let n = 0;
-    for (const field of HOME_ORDER) {
-      const buckets = this.buckets[field];
-      if (buckets.size === 0) continue;
-      for (const v of articleValues(a, field)) {
-        const bucket = buckets.get(v);
+    for (const [mask, table] of this.tables) {
+      const lists: (readonly string[])[] = [];
+      for (const [i, field] of FIELDS.entries()) if (mask & (1 << i)) lists.push(articleValues(a, field));
+      for (const key of combinations(lists)) {
+        const bucket = table.get(key);
         if (!bucket) continue;
         for (const e of bucket) {
           if (e.stamp === epoch) continue;
@@ -214,7 +259,9 @@ export class NewsIndex<S> {
   }
 
   stats(): NewsIndexStats {
-    return { subscribers: this.entries.size, byHome: { ...this.byHome } };
+    const keyed: Record<string, number> = {};
+    for (const [mask, n] of this.perMask) keyed[FIELDS.filter((_, i) => mask & (1 << i)).join("+")] = n;
+    return { subscribers: this.entries.size, keyed, impact: this.impact.length, all: this.all.size };
   }
 
   /** First position whose threshold is >= t (binary search). */

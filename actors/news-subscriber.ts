@@ -46,8 +46,8 @@ export interface SubscriberMeta {
 }
 
 export interface SubscriberHooks {
-  /** Articles were lost (evicted from the queue, or refused by the socket). */
-  onLost(sub: NewsSubscriber, count: number): void;
+  /** Articles were lost (evicted from the queue, or refused by the socket); `first` opens a run. */
+  onLost(sub: NewsSubscriber, count: number, first: boolean): void;
   /** The queue emptied after a run of losses; `lost` is that run's total. */
   onRecovered(sub: NewsSubscriber, lost: number): void;
 }
@@ -104,10 +104,6 @@ export class NewsSubscriber {
         if (e.policy === "drop_oldest") this.countLost(e.evicted + (e.refusedNew ? 1 : 0));
       },
     });
-  }
-
-  get filter(): CompiledFilter {
-    return this.compiled;
   }
 
   /** Queues an article for this connection; true when it now needs a flush. */
@@ -205,8 +201,9 @@ export class NewsSubscriber {
 
   private countLost(n: number): void {
     if (n <= 0) return;
-    if (this.lostAtEpisodeStart < 0) this.lostAtEpisodeStart = this.lost;
+    const first = this.lostAtEpisodeStart < 0;
+    if (first) this.lostAtEpisodeStart = this.lost;
     this.lost += n;
-    this.hooks.onLost(this, n);
+    this.hooks.onLost(this, n, first);
   }
 }

@@ -23,13 +23,14 @@ const cpuSeconds = () => {
 const now = () => performance.timeOrigin + performance.now();
 
 /** Latencies per phase, in growable typed arrays (a million samples is 8 MB). */
-const phases = new Map<number, { n: number; lat: Float64Array }>();
-function record(phase: number, ms: number): void {
+const phases = new Map<number, { n: number; lat: Float64Array; lastAt: number }>();
+function record(phase: number, ms: number, at: number): void {
   let p = phases.get(phase);
   if (!p) {
-    p = { n: 0, lat: new Float64Array(1 << 16) };
+    p = { n: 0, lat: new Float64Array(1 << 16), lastAt: 0 };
     phases.set(phase, p);
   }
+  p.lastAt = at;
   if (p.n === p.lat.length) {
     const bigger = new Float64Array(p.lat.length * 2);
     bigger.set(p.lat);
@@ -49,7 +50,8 @@ function onFrame(text: string): void {
   const t = Number.parseFloat(text.slice(at + STAMP.length, at + STAMP.length + 24));
   const p = text.indexOf("&p=", at);
   const phase = Number.parseInt(text.slice(p + 3, p + 6), 10);
-  record(phase, now() - t);
+  const receivedAt = now();
+  record(phase, receivedAt - t, receivedAt);
   const d = text.indexOf(DROPPED);
   if (d >= 0 && d < 80) {
     const dropped = Number.parseInt(text.slice(d + DROPPED.length, d + DROPPED.length + 12), 10);
@@ -94,6 +96,7 @@ process.on("message", (raw) => {
     phase,
     received: p.n,
     latency: summarize(Array.from(p.lat.subarray(0, p.n))),
+    lastAt: p.lastAt,
   }));
   send({ type: "report", phases: report, maxDropped, closed, cpu: cpuSeconds() });
 });

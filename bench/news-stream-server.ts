@@ -147,6 +147,7 @@ async function runPhase(phase: number, rate: number, seconds: number): Promise<v
   lags = [];
   const cpu0 = cpuSeconds();
   const t0 = performance.now();
+  const startedAt = performance.timeOrigin + t0;
   let i = 0;
   while (i < total) {
     const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * rate) + 1);
@@ -163,6 +164,7 @@ async function runPhase(phase: number, rate: number, seconds: number): Promise<v
     articles: total,
     expected: contender.matched() - matched0,
     seconds: (performance.now() - t0) / 1000,
+    startedAt,
     cpu: cpuSeconds() - cpu0,
     lag: summarize(lags),
   });

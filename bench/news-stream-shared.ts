@@ -114,6 +114,8 @@ export type ServerEvent =
       /** Recipients matched for those articles (the deliveries owed). */
       expected: number;
       seconds: number;
+      /** When the phase's first article was published (epoch ms, the stamps' clock). */
+      startedAt: number;
       /** Server CPU seconds (user + system) spent during the phase. */
       cpu: number;
       /** Event-loop lag during the phase (how late a 2 ms timer fired), ms. */
@@ -139,6 +141,8 @@ export interface PhaseReport {
   received: number;
   /** Publish-to-receive latency over those messages, ms. */
   latency: Summary;
+  /** When the last of them arrived (epoch ms). */
+  lastAt: number;
 }
 
 /** Clients -> orchestrator. */

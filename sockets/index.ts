@@ -41,6 +41,8 @@ export function makeWebSocketHandler(deps: { newsHub: NewsHub; logger: NewsLogge
     message: (ws, message) => news.message(ws, message),
     drain: (ws) => news.drain(ws),
     close: (ws, code, reason) => news.close(ws, code, reason),
+    // A handler that throws must cost one connection's frame, never the process.
+    error: (error, ws) => deps.logger.error({ err: error, conn_id: ws.data.conn_id }, "news socket handler failed"),
   };
 }
 

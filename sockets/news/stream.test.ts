@@ -8,6 +8,7 @@ import { startTestService, type TestService } from "../../test/harness.ts";
 import { NewsClient } from "../../test/news-client.ts";
 import { makeArticle } from "../../test/news-fixtures.ts";
 import { type Served, serve } from "../../test/serve.ts";
+import { waitFor } from "../../test/wait.ts";
 
 let svc: TestService;
 let http: Served;
@@ -203,6 +204,22 @@ describe("news stream: filters and delivery", () => {
     expect((await c.next("article")).data.title).toBe("fence");
     expect(hub().has(a.article_id)).toBe(true);
     await c.close();
+  });
+
+  test("shutting the service down closes streams with 1001 (going away)", async () => {
+    const other = await startTestService();
+    const served = serve(other.service);
+    try {
+      const k = await other.apiKey("shutdown@example.com");
+      const c = await NewsClient.connect(`${served.wsUrl}/v1/news/stream?apikey=${encodeURIComponent(k)}`);
+      await c.next("connected");
+      await other.service.deps.newsHub.close();
+      await waitFor("the close", () => c.closed !== null);
+      expect(c.closed?.code).toBe(1001);
+    } finally {
+      await served.stop();
+      await other.close();
+    }
   });
 
   test("closing a client removes its subscriber", async () => {
