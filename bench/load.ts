@@ -50,3 +50,11 @@ export async function waitForUrl(url: string, timeoutMs = 20_000): Promise<void>
   }
   throw new Error(`${url} did not come up within ${timeoutMs} ms`);
 }
+
+/** A port that was free a moment ago (for child processes that need a fixed PORT). */
+export async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, fetch: () => new Response() });
+  const p = s.port ?? 0;
+  await s.stop(true);
+  return p;
+}

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitForUrl } from "../../bench/load.ts";
+import { freePort, waitForUrl } from "../../bench/load.ts";
 
 const root = join(import.meta.dir, "..", "..");
 let dataDir: string;
@@ -15,13 +15,6 @@ let env: Record<string, string>;
 function cli(...args: string[]): { code: number; out: string; err: string } {
   const r = Bun.spawnSync([process.execPath, "run", "--silent", "cli", ...args], { cwd: root, env });
   return { code: r.exitCode ?? -1, out: r.stdout.toString().trim(), err: r.stderr.toString() };
-}
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const p = s.port ?? 0;
-  await s.stop(true);
-  return p;
 }
 
 beforeAll(() => {

@@ -10,7 +10,7 @@ import { SqliteDocumentIndex } from "../../adapters/docindex/index.ts";
 import { LadybugGraph } from "../../adapters/graph/index.ts";
 import { GatewayLakehouse } from "../../adapters/lakehouse/index.ts";
 import { DuckDbTimeSeries } from "../../adapters/timeseries/index.ts";
-import { waitForUrl } from "../../bench/load.ts";
+import { freePort, waitForUrl } from "../../bench/load.ts";
 import { type GatewayHandle, startGateway } from "../lakehouse.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -25,13 +25,6 @@ afterAll(async () => {
   await gateway?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const p = s.port ?? 0;
-  await s.stop(true);
-  return p;
-}
 
 function env(extra: Record<string, string>): Record<string, string> {
   return {
