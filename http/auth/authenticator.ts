@@ -3,24 +3,36 @@
  * ("unauthenticated"); a valid identity without rights is 403 ("forbidden").
  */
 
+import { createHash, timingSafeEqual } from "node:crypto";
 import { hashApiKey, safeEqual } from "../../domain/api-keys.ts";
 import { AppError } from "../../domain/errors.ts";
 import { type UserIdentity, userIdentity } from "../../domain/identity.ts";
-import type { ControlPlaneStore, User } from "../../domain/ports.ts";
+import type { ApiKeyRecord, ControlPlaneStore, User } from "../../domain/ports.ts";
 import type { JwtVerifier } from "./jwt.ts";
 import type { InstallationSecrets } from "./secrets.ts";
 
 const TOUCH_INTERVAL_MS = 60_000;
+/**
+ * A verified key (and its user) is reused this long: the lookup was half the cost of an
+ * API-key request. Revocation through this instance is immediate (forgetApiKey); changes
+ * made elsewhere show within this window.
+ */
+const KEY_CACHE_MS = 2_000;
+const KEY_CACHE_MAX = 10_000;
 
 export class Authenticator {
   /** Last time each API key's last_used_at was written; bounded by the number of keys in use. */
   private readonly touched = new Map<string, number>();
+  private readonly verifiedKeys = new Map<string, { at: number; found: { key: ApiKeyRecord; user: User } }>();
+  private readonly adminKeyDigest: Buffer;
 
   constructor(
     private readonly store: ControlPlaneStore,
     private readonly jwt: JwtVerifier,
     private readonly secrets: InstallationSecrets,
-  ) {}
+  ) {
+    this.adminKeyDigest = createHash("sha256").update(secrets.adminApiKey).digest();
+  }
 
   async fromBearer(authorization: string | undefined): Promise<UserIdentity> {
     const m = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
@@ -38,13 +50,32 @@ export class Authenticator {
 
   async fromApiKey(key: string | undefined): Promise<UserIdentity> {
     if (!key) throw new AppError("unauthenticated", "Missing API key (X-API-Key header)");
-    if (safeEqual(key, this.secrets.adminApiKey)) {
+    const digest = createHash("sha256").update(key).digest();
+    // The digest serves both checks: constant-time against the admin key, lookup by hash.
+    if (timingSafeEqual(digest, this.adminKeyDigest)) {
       throw new AppError("forbidden", "The admin-consumer key cannot call user endpoints");
     }
-    const found = await this.store.findUserByApiKeyHash(hashApiKey(key));
-    if (!found) throw new AppError("unauthenticated", "Invalid API key");
+    const hash = digest.toString("hex");
+    const now = Date.now();
+    const hit = this.verifiedKeys.get(hash);
+    if (hit && now - hit.at < KEY_CACHE_MS) {
+      this.touch(hit.found.key.id);
+      return userIdentity(hit.found.user, "api_key", hit.found.key.id);
+    }
+    const found = await this.store.findUserByApiKeyHash(hash);
+    if (!found) {
+      this.verifiedKeys.delete(hash);
+      throw new AppError("unauthenticated", "Invalid API key");
+    }
+    if (this.verifiedKeys.size >= KEY_CACHE_MAX) this.verifiedKeys.clear();
+    this.verifiedKeys.set(hash, { at: now, found });
     this.touch(found.key.id);
     return userIdentity(found.user, "api_key", found.key.id);
+  }
+
+  /** Drops a revoked key from this instance's cache at once (other instances: within KEY_CACHE_MS). */
+  forgetApiKey(keyId: string): void {
+    for (const [hash, v] of this.verifiedKeys) if (v.found.key.id === keyId) this.verifiedKeys.delete(hash);
   }
 
   /** Tenant administration: only the admin-consumer key; a user's key is valid but lacks the right. */

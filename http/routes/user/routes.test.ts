@@ -85,7 +85,15 @@ describe("API keys", () => {
     expect(JSON.stringify(list)).not.toContain(made.key);
     expect(list.api_keys[0]?.key).toBeUndefined();
 
+    // More calls follow than the free tier's 5 a minute allows: lift the account to pro.
+    const u = await svc.user("keys@example.com");
+    await svc.service.deps.store.updateUser(u.id, { tier: "pro" });
+    // The key works on an API-key route; revoking it takes effect on the very next request.
+    const withKey = () => svc.request("/v1/transcripts?limit=1", { headers: { "x-api-key": made.key } });
+    expect((await withKey()).status).toBe(200);
+    expect((await withKey()).status).toBe(200);
     expect((await svc.request(`/v1/user/api-keys/${made.id}`, { method: "DELETE", headers: h })).status).toBe(204);
+    expect((await withKey()).status).toBe(401);
     expect((await svc.request(`/v1/user/api-keys/${made.id}`, { method: "DELETE", headers: h })).status).toBe(404);
   });
 });

@@ -103,8 +103,10 @@ export function registerUserRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guar
     }),
     async (c) => {
       const { user } = c.get("identity") as UserIdentity;
-      const ok = await deps.store.deleteApiKey(user.id, c.req.valid("param").key_id);
+      const keyId = c.req.valid("param").key_id;
+      const ok = await deps.store.deleteApiKey(user.id, keyId);
       if (!ok) throw new AppError("not_found", "No API key with that id");
+      deps.auth.forgetApiKey(keyId);
       return c.body(null, 204);
     },
   );
