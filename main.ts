@@ -33,6 +33,7 @@ import { defaultCatalogWriter } from "./domain/lakehouse-catalog.ts";
 import type { Mailer } from "./domain/mail.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, JobWorker, PubSub } from "./domain/ports.ts";
 import { SecretBox } from "./domain/secret-box.ts";
+import { NO_REALTIME_TABLES } from "./domain/timeseries/index.ts";
 import { buildApp } from "./http/app.ts";
 import { Authenticator } from "./http/auth/authenticator.ts";
 import { JwtVerifier } from "./http/auth/jwt.ts";
@@ -268,6 +269,8 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     news,
     spreadsheets: new ExcelJsRenderer(),
     mailer,
+    // Only the embedded engine has real-time tables so far; others answer 503 until they do.
+    realtimeTables: engines.timeseries instanceof DuckDbTimeSeries ? engines.timeseries.realtime : NO_REALTIME_TABLES,
     draining: () => draining,
   };
   const app = buildApp(deps);

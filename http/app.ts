@@ -18,6 +18,7 @@ import { registerNewsRoutes } from "./routes/news/routes.ts";
 import { registerNewsStreamRoute } from "./routes/news-stream/routes.ts";
 import { registerLakehouseHealth, registerOpsRoutes } from "./routes/ops/routes.ts";
 import { registerPresentationRoutes } from "./routes/presentations/routes.ts";
+import { registerRtdbRoutes } from "./routes/rtdb/routes.ts";
 import { registerTenantRoutes } from "./routes/tenants/routes.ts";
 import { registerTopicRoutes } from "./routes/topics/routes.ts";
 import { registerTranscriptRoutes } from "./routes/transcripts/routes.ts";
@@ -95,6 +96,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerTranscriptRoutes(app, deps, guards);
   registerTopicRoutes(app, deps, guards);
   registerPresentationRoutes(app, deps, guards);
+  registerRtdbRoutes(app, deps, guards);
   mountOpenApi(app);
   return app;
 }

@@ -13,6 +13,7 @@ import type { ResearchStores } from "../domain/research.ts";
 import type { SecretBox } from "../domain/secret-box.ts";
 import type { TenantStatus } from "../domain/tenant-status.ts";
 import type { UserTier } from "../domain/tiers.ts";
+import type { RealtimeTablesPort } from "../domain/timeseries/index.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { InstallationSecrets } from "./auth/secrets.ts";
 
@@ -84,6 +85,8 @@ export interface AppDeps {
   financials: FinancialsReader;
   /** Revenue by segment from XBRL instances (same store as `financials`). */
   revenueSegments: RevenueSegmentsReader;
+  /** Real-time tables (spec 4.8) in the tenant's time-series namespace. */
+  realtimeTables: RealtimeTablesPort;
   /** Set by main.ts during graceful shutdown so /readyz turns 503 first. */
   draining?: () => boolean;
 }

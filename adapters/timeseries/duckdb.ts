@@ -19,6 +19,7 @@ import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from "@duckdb
 import { AppError } from "../../domain/errors.ts";
 import { type NamespacePort, type TenantRef, tenantPrefix } from "../../domain/namespaces.ts";
 import { Mutex } from "../sql/index.ts";
+import { DuckDbRealtimeTables, META_TABLE } from "./rtdb.ts";
 
 export interface DuckDbTimeSeriesOptions {
   /** Root data directory; the database is `<dataDir>/timeseries.duckdb`. */
@@ -37,6 +38,12 @@ export class DuckDbTimeSeries implements NamespacePort {
   private readonly mutex = new Mutex();
   private opening: Promise<{ instance: DuckDBInstance; conn: DuckDBConnection }> | null = null;
   private closed = false;
+  /** Real-time tables (spec 4.8) in the tenant schemas, sharing this connection and mutex. */
+  readonly realtime = new DuckDbRealtimeTables(
+    (fn) => this.exclusive(fn),
+    (t) => this.namespaceOf(t),
+    (t) => this.namespaceExists(t),
+  );
 
   constructor(opts: DuckDbTimeSeriesOptions) {
     this.path = join(opts.dataDir, "timeseries.duckdb");
@@ -122,15 +129,15 @@ export class DuckDbTimeSeries implements NamespacePort {
     return rows.map((r) => String(r.schema_name)).filter((s) => PREFIX_PATTERN.test(s));
   }
 
-  /** Rows in the tenant's tables plus the number of tables, the marker excluded (0 when fresh). */
+  /** Rows in the tenant's tables plus the number of tables, marker and metadata excluded (0 when fresh). */
   async countRecords(t: TenantRef): Promise<number> {
     const ns = this.namespaceOf(t);
     return this.exclusive(async (conn) => {
       const tables = await readRows(
         conn,
         `SELECT table_name FROM duckdb_tables()
-          WHERE database_name = current_database() AND schema_name = $1 AND table_name <> $2`,
-        [ns, MARKER],
+          WHERE database_name = current_database() AND schema_name = $1 AND table_name NOT IN ($2, $3)`,
+        [ns, MARKER, META_TABLE],
       );
       let n = tables.length;
       for (const { table_name } of tables) {

@@ -1,1 +1,2 @@
 export { DuckDbTimeSeries, type DuckDbTimeSeriesOptions } from "./duckdb.ts";
+export { DuckDbRealtimeTables } from "./rtdb.ts";
