@@ -27,6 +27,7 @@ import { migrate, PostgresClient, SqliteClient } from "./adapters/sql/index.ts";
 import { DuckDbTimeSeries } from "./adapters/timeseries/index.ts";
 import { ExcelJsRenderer } from "./adapters/xlsx/index.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { AppError } from "./domain/errors.ts";
 import type { FinancialsStore } from "./domain/financials.ts";
 import type { LakehousePort } from "./domain/lakehouse.ts";
 import { defaultCatalogWriter } from "./domain/lakehouse-catalog.ts";
@@ -140,6 +141,16 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
   // One channel per installation (the Redis prefix): every instance fans out every article.
   const newsHub = new NewsHub({ pubsub, channel: `${config.redisPrefix}:news:articles`, logger });
   await newsHub.start();
+  // Deactivation stops routing for open streams too: close the tenant's sockets once it no
+  // longer resolves (an invalidation after activation leaves them alone).
+  tenants.onInvalidate((tenantId) => {
+    tenants.resolve(tenantId).catch((err: unknown) => {
+      if (err instanceof AppError && (err.code === "tenant_inactive" || err.code === "not_found")) {
+        const n = newsHub.closeTenant(tenantId, err.closeCode, "tenant is not active");
+        if (n > 0) logger.info({ tenant_id: tenantId, closed: n }, "closed the streams of a deactivated tenant");
+      }
+    });
+  });
   const rateLimiter = new RateLimiter(counters, { scale: config.rateLimitScale });
   const usage = new UsageRecorder(store, {
     flushMs: config.usageFlushMs,

@@ -219,6 +219,21 @@ export class NewsHub implements NewsPublisher {
     sub.close();
   }
 
+  /**
+   * Closes every stream of a tenant that may no longer be served (deactivated): routing
+   * stops for open connections too, not only for new ones. Returns how many were closed.
+   */
+  closeTenant(tenantId: string, code: number, reason: string): number {
+    let closed = 0;
+    for (const sub of [...this.subscribers]) {
+      if (sub.meta.tenant_id !== tenantId) continue;
+      sub.closeSocket(code, reason);
+      this.disconnect(sub);
+      closed++;
+    }
+    return closed;
+  }
+
   /** Recently published articles, newest first (inspection; never replayed to clients). */
   recent(limit = 20): Article[] {
     return this.ring.recent(limit).map((e) => e.article);

@@ -166,6 +166,7 @@ export class TenantDirectory {
   private readonly logger: TenantLogger;
   private starting: Promise<void> | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
+  private readonly listeners = new Set<(tenantId: string) => void>();
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -196,6 +197,15 @@ export class TenantDirectory {
       onError: (e: RegistryErrorEvent<string>) =>
         logger.error({ tenant_id: e.key, phase: e.phase, err: String(e.error) }, "tenant registry error"),
     });
+  }
+
+  /**
+   * Runs `listener(tenantId)` after every invalidation, local or from another instance,
+   * once the local entry is gone (so a resolve inside it reads the store afresh).
+   */
+  onInvalidate(listener: (tenantId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Tenants currently held (for metrics). */
@@ -233,8 +243,22 @@ export class TenantDirectory {
   async invalidate(tenantId: string): Promise<void> {
     const local = this.registry.unload(tenantId);
     const message: Invalidation = { v: 1, tenant_id: tenantId, origin: this.instanceId };
-    await this.pubsub.publish(this.channel, JSON.stringify(message));
-    await local;
+    try {
+      await this.pubsub.publish(this.channel, JSON.stringify(message));
+    } finally {
+      await local;
+      this.notify(tenantId);
+    }
+  }
+
+  private notify(tenantId: string): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(tenantId);
+      } catch (err) {
+        this.logger.error({ tenant_id: tenantId, err: String(err) }, "tenant invalidation listener failed");
+      }
+    }
   }
 
   /** The cached record, without loading or counting as a use (tests, diagnostics). */
@@ -271,6 +295,7 @@ export class TenantDirectory {
     }
     // Our own message: the entry was dropped before publishing, and may be fresh again.
     if (msg.data.origin === this.instanceId) return;
-    void this.registry.unload(msg.data.tenant_id);
+    const tenantId = msg.data.tenant_id;
+    void this.registry.unload(tenantId).then(() => this.notify(tenantId));
   }
 }
