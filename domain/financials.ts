@@ -33,6 +33,24 @@ export interface IncomeStatementRecord {
   weighted_average_shares_diluted: number | null;
 }
 
+/** The numeric fields of an income statement record (spec 2.14), in the spec's order. */
+export const INCOME_FIELDS = [
+  "revenue",
+  "cost_of_revenue",
+  "gross_profit",
+  "operating_expense",
+  "research_and_development",
+  "selling_general_and_administrative_expenses",
+  "operating_income",
+  "ebit",
+  "net_income",
+  "earnings_per_share",
+  "earnings_per_share_diluted",
+  "weighted_average_shares",
+  "weighted_average_shares_diluted",
+] as const satisfies readonly (keyof IncomeStatementRecord)[];
+export type IncomeField = (typeof INCOME_FIELDS)[number];
+
 export const RATIO_FIELDS = [
   "gross_margin",
   "operating_margin",

@@ -3,30 +3,17 @@
  * migrations.ts). Array fields are JSON text on the article row, for reading it back, and
  * one row each in news_article_tags, for filtering; both are written in one transaction.
  */
-import type { Article, SentimentLabel, SourceType } from "../../domain/news.ts";
+import type { Article, ArticleWire } from "../../domain/news.ts";
 import type { NewsPage, NewsQuery, NewsStore, StoredArticle } from "../../domain/news-store.ts";
 import type { SqlClient, SqlParam } from "../../domain/ports.ts";
 
-interface ArticleRow {
+/** The stored row: the wire shape (arrays as JSON text) plus paging fields; numerics as the driver returns them. */
+type ArticleRow = Omit<ArticleWire, "sentiment_score" | "impact_score"> & {
   seq: number;
-  article_id: string;
-  url: string;
-  title: string;
-  snippet: string;
-  summary: string;
-  source_name: string;
-  source_type: SourceType;
-  published_at: string;
-  categories: string;
-  country_codes: string;
-  company_tickers: string;
-  company_names: string;
-  sentiment_label: SentimentLabel;
   sentiment_score: number | string;
   impact_score: number | string;
-  impact_label: string;
   ingested_at: string;
-}
+};
 
 const COLUMNS =
   "seq, article_id, url, title, snippet, summary, source_name, source_type, published_at, categories, country_codes, " +

@@ -3,25 +3,10 @@
  * and of the ratio record (spec 2.13), each with a label and a display format. Comps
  * requests name metrics by these field names.
  */
-import { type IncomeStatementRecord, RATIO_FIELDS, type RatioField } from "../financials.ts";
+import { INCOME_FIELDS, type IncomeField, RATIO_FIELDS, type RatioField } from "../financials.ts";
 import type { CellFormat } from "./workbook.ts";
 
-export const INCOME_FIELDS = [
-  "revenue",
-  "cost_of_revenue",
-  "gross_profit",
-  "operating_expense",
-  "research_and_development",
-  "selling_general_and_administrative_expenses",
-  "operating_income",
-  "ebit",
-  "net_income",
-  "earnings_per_share",
-  "earnings_per_share_diluted",
-  "weighted_average_shares",
-  "weighted_average_shares_diluted",
-] as const satisfies readonly (keyof IncomeStatementRecord)[];
-export type IncomeField = (typeof INCOME_FIELDS)[number];
+export { INCOME_FIELDS, type IncomeField };
 
 export interface MetricDef {
   label: string;
