@@ -16,7 +16,9 @@ if [ ! -x node_modules/.bin/bun ] || [ "$(cat node_modules/.cairn-stamp 2>/dev/n
   echo "setup: installing npm dependencies" >&2
   # npm ci trips over optional platform packages missing from lock files (npm bug); install
   # honours the lock file all the same.
-  npm install --no-audit --no-fund --prefer-offline --loglevel=error >&2
+  # onnxruntime-node's postinstall would fetch GPU binaries; its CPU binding ships in the package.
+  ONNXRUNTIME_NODE_INSTALL=skip ONNXRUNTIME_NODE_INSTALL_CUDA=skip \
+    npm install --no-audit --no-fund --prefer-offline --loglevel=error >&2
   echo "$want" > node_modules/.cairn-stamp
 fi
 
