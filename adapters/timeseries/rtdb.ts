@@ -12,19 +12,28 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import { AppError } from "../../domain/errors.ts";
 import type { TenantRef } from "../../domain/namespaces.ts";
-import type {
-  ColumnType,
-  RealtimeStorage,
-  RealtimeTable,
-  RealtimeTablesPort,
-  RealtimeTableUsage,
-  TableSpec,
+import {
+  type ColumnType,
+  jsonSafeValue,
+  type PartitionBy,
+  type PartitionInfo,
+  partitionRange,
+  type RangeRows,
+  type RealtimeRangeReader,
+  type RealtimeStorage,
+  type RealtimeTable,
+  type RealtimeTablesPort,
+  type RealtimeTableUsage,
+  type Row,
+  refuseReservedTableName,
+  rowWidth,
+  type TableSpec,
+  type TieredFile,
+  type TimeRange,
 } from "../../domain/timeseries/index.ts";
+import { appendRows } from "./duckdb-ingest.ts";
 
 export const META_TABLE = "_rtdb_tables";
-
-/** Names the adapter uses itself inside a tenant schema. */
-const RESERVED = /^(_namespace$|_rtdb|_probe_)/i;
 
 const DUCKDB_TYPE: Record<ColumnType, string> = {
   SYMBOL: "VARCHAR",
@@ -44,27 +53,12 @@ const DUCKDB_TYPE: Record<ColumnType, string> = {
   UUID: "UUID",
 };
 
-/** Bytes per value in QuestDB's column files (SYMBOL stores an int key); null = variable. */
-const WIDTH: Record<ColumnType, number | null> = {
-  SYMBOL: 4,
-  DOUBLE: 8,
-  LONG: 8,
-  INT: 4,
-  SHORT: 2,
-  BYTE: 1,
-  FLOAT: 4,
-  BOOLEAN: 1,
-  STRING: null,
-  VARCHAR: null,
-  TIMESTAMP: 8,
-  DATE: 8,
-  CHAR: 2,
-  UUID: 16,
-};
-
 type Exclusive = <T>(fn: (conn: DuckDBConnection) => Promise<T>) => Promise<T>;
 
-export class DuckDbRealtimeTables implements RealtimeTablesPort {
+/** strftime patterns that print a truncated timestamp as QuestDB names the partition. */
+const PARTITION_FORMAT: Record<PartitionBy, string> = { DAY: "%Y-%m-%d", HOUR: "%Y-%m-%dT%H", MONTH: "%Y-%m" };
+
+export class DuckDbRealtimeTables implements RealtimeTablesPort, RealtimeRangeReader {
   constructor(
     private readonly exclusive: Exclusive,
     private readonly namespaceOf: (t: TenantRef) => string,
@@ -76,17 +70,7 @@ export class DuckDbRealtimeTables implements RealtimeTablesPort {
   }
 
   async create(t: TenantRef, spec: TableSpec, ddl: string): Promise<{ created: boolean; table: RealtimeTable }> {
-    if (RESERVED.test(spec.name)) {
-      throw AppError.validation([
-        {
-          loc: ["body", "sql"],
-          msg: `table name '${spec.name}' is reserved`,
-          type: "ddl_invalid",
-          input: spec.name,
-          ctx: { reserved: ["_namespace", "_rtdb*", "_probe_*"] },
-        },
-      ]);
-    }
+    refuseReservedTableName(spec.name);
     const ns = this.namespaceOf(t);
     return this.exclusive(async (conn) => {
       await conn.run("BEGIN TRANSACTION");
@@ -147,13 +131,128 @@ export class DuckDbRealtimeTables implements RealtimeTablesPort {
       return { allocatedBytes, tables };
     });
   }
+
+  /** DuckDB's appender, one transaction per batch (adapters/timeseries/duckdb-ingest.ts). */
+  ingest(t: TenantRef, table: string, rows: Row[] | AsyncIterable<Row[]>): Promise<{ rows: number }> {
+    const ns = this.namespaceOf(t);
+    return appendRows(this.exclusive, ns, (conn) => specOf(conn, ns, table), rows);
+  }
+
+  async partitions(t: TenantRef, table: string): Promise<PartitionInfo[]> {
+    const ns = this.namespaceOf(t);
+    return this.exclusive(async (conn) => {
+      const spec = await specOf(conn, ns, table);
+      const unit = spec.partitionBy;
+      const rows = await readRows(
+        conn,
+        // Group on the truncated timestamp, format once per partition (not once per row).
+        `SELECT strftime(b, '${PARTITION_FORMAT[unit]}') AS p, n
+           FROM (SELECT date_trunc('${unit.toLowerCase()}', "${spec.designated}") AS b, count(*) AS n
+                   FROM "${ns}"."${spec.name}" GROUP BY 1)
+          ORDER BY b`,
+      );
+      return rows.map((r) => ({ partition: String(r.p), ...partitionRange(unit, String(r.p)), rows: Number(r.n) }));
+    });
+  }
+
+  async exportPartition(t: TenantRef, table: string, partition: string, file: string): Promise<{ rows: number }> {
+    const ns = this.namespaceOf(t);
+    return this.exclusive(async (conn) => {
+      const spec = await specOf(conn, ns, table);
+      const where = rangeFilter(spec, partitionRange(spec.partitionBy, partition));
+      const meta = `{cairn_table: ${literal(spec.name)}, cairn_partition: ${literal(partition)}, cairn_partition_by: '${spec.partitionBy}'}`;
+      // COPY replaces a file already at `file` (a rerun after a crash writes the same name).
+      const rows = await readRows(
+        conn,
+        `COPY (SELECT * FROM "${ns}"."${spec.name}" WHERE ${where} ORDER BY "${spec.designated}")
+           TO ${literal(file)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA ${meta})`,
+      );
+      return { rows: Number(rows[0]?.Count ?? 0) };
+    });
+  }
+
+  async dropPartition(t: TenantRef, table: string, partition: string): Promise<void> {
+    const ns = this.namespaceOf(t);
+    await this.exclusive(async (conn) => {
+      const spec = await specOf(conn, ns, table);
+      // One statement, so atomic: a crash leaves the partition whole or gone.
+      await conn.run(
+        `DELETE FROM "${ns}"."${spec.name}" WHERE ${rangeFilter(spec, partitionRange(spec.partitionBy, partition))}`,
+      );
+    });
+  }
+
+  async readRange(
+    t: TenantRef,
+    table: string,
+    range: TimeRange,
+    files: TieredFile[],
+    limit: number,
+  ): Promise<RangeRows> {
+    const ns = this.namespaceOf(t);
+    // Under the mutex, so a drop cannot fall between deciding which files to read and reading.
+    return this.exclusive(async (conn) => {
+      const spec = await specOf(conn, ns, table);
+      const where = rangeFilter(spec, range);
+      const hot = new Set(
+        (
+          await readRows(
+            conn,
+            `SELECT strftime(b, '${PARTITION_FORMAT[spec.partitionBy]}') AS p
+               FROM (SELECT DISTINCT date_trunc('${spec.partitionBy.toLowerCase()}', "${spec.designated}") AS b
+                       FROM "${ns}"."${spec.name}" WHERE ${where})`,
+          )
+        ).map((r) => String(r.p)),
+      );
+      const paths = files.filter((f) => !f.onlyIfHotAbsent || !hot.has(f.partition)).map((f) => literal(f.path));
+      const names = spec.columns.map((c) => `"${c.name}"`).join(", ");
+      const outer = spec.columns.map((c) =>
+        c.type === "TIMESTAMP" || c.type === "DATE"
+          ? `strftime("${c.name}", '%Y-%m-%dT%H:%M:%S.%fZ') AS "${c.name}"`
+          : c.type === "UUID"
+            ? `"${c.name}"::VARCHAR AS "${c.name}"`
+            : `"${c.name}"`,
+      );
+      const legs = [`SELECT ${names} FROM "${ns}"."${spec.name}" WHERE ${where}`];
+      if (paths.length > 0) legs.push(`SELECT ${names} FROM read_parquet([${paths.join(", ")}]) WHERE ${where}`);
+      const reader = await conn.runAndReadAll(
+        `SELECT ${outer.join(", ")} FROM (${legs.join(" UNION ALL ")}) ORDER BY "${spec.designated}" LIMIT ${limit + 1}`,
+      );
+      const rows = reader.getRowsJS().map((row) => row.map(jsonSafeValue));
+      if (rows.length > limit) {
+        throw new AppError("payload_too_large", `More than ${limit} rows in the range: narrow it`);
+      }
+      return { columns: spec.columns.map((c) => c.name), rows };
+    });
+  }
+}
+
+/** The table's spec; not_found when the tenant has no such table. */
+async function specOf(conn: DuckDBConnection, ns: string, table: string): Promise<TableSpec> {
+  const found = (await readMeta(conn, ns, table))[0];
+  if (!found) throw new AppError("not_found", `Table '${table}' does not exist`);
+  return found.spec;
+}
+
+/** `designated` in [from, to); the bounds are ISO instants from partitionRange or a validated range. */
+function rangeFilter(spec: TableSpec, range: TimeRange): string {
+  const ts = (iso: string) => {
+    const ms = Date.parse(iso);
+    if (Number.isNaN(ms)) throw new AppError("bad_request", `'${iso}' is not an ISO 8601 instant`);
+    return `TIMESTAMP '${new Date(ms).toISOString().replace("T", " ").replace("Z", "")}'`;
+  };
+  return `"${spec.designated}" >= ${ts(range.from)} AND "${spec.designated}" < ${ts(range.to)}`;
+}
+
+/** A SQL string literal. */
+function literal(text: string): string {
+  if (text.includes("\0")) throw new AppError("bad_request", "NUL in a string literal");
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 async function usageOf(conn: DuckDBConnection, ns: string, spec: TableSpec): Promise<RealtimeTableUsage> {
-  const fixed = spec.columns.reduce((sum, c) => sum + (WIDTH[c.type] ?? 0), 0);
-  const variable = spec.columns
-    .filter((c) => WIDTH[c.type] === null)
-    .map((c) => `coalesce(sum(strlen("${c.name}")), 0)`);
+  const width = rowWidth(spec);
+  const variable = width.variable.map((c) => `coalesce(sum(strlen("${c}")), 0)`);
   const unit = spec.partitionBy.toLowerCase();
   const rows = await readRows(
     conn,
@@ -165,7 +264,7 @@ async function usageOf(conn: DuckDBConnection, ns: string, spec: TableSpec): Pro
   return {
     name: spec.name,
     rows: n,
-    bytes: n * fixed + Number(rows[0]?.var_bytes ?? 0),
+    bytes: n * width.fixedBytes + Number(rows[0]?.var_bytes ?? 0),
     partitions: Number(rows[0]?.partitions ?? 0),
   };
 }

@@ -1,2 +1,4 @@
 export { DdlError, normaliseDdl, parseCreateTable, parseCreateTableRequest } from "./ddl.ts";
+export * from "./rows.ts";
 export * from "./table-spec.ts";
+export * from "./tiering.ts";

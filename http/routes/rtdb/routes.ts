@@ -6,7 +6,12 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { AppError } from "../../../domain/errors.ts";
 import type { TenantRef } from "../../../domain/namespaces.ts";
-import { normaliseDdl, parseCreateTableRequest, type RealtimeTable } from "../../../domain/timeseries/index.ts";
+import {
+  normaliseDdl,
+  parseCreateTableRequest,
+  type RealtimeTable,
+  type TieringSummary,
+} from "../../../domain/timeseries/index.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
@@ -19,7 +24,18 @@ export const O3_MAX_LAG_US = 600_000_000;
 const GIB = 1024 ** 3;
 export const TIERING_NOTE =
   "Partitions older than 7 days are exported automatically to the lakehouse as columnar files on object storage. " +
-  "Rows: [table, rows, estimated bytes, partitions].";
+  "Rows: [table, rows, estimated bytes, partitions] of the hot data, tiered partitions excluded.";
+
+/** The rule, the row layout, then what is tiered for this tenant and where (docs/tiering.md). */
+export function tieringNote(s: TieringSummary | null): string {
+  if (!s) return TIERING_NOTE;
+  const n = (x: number) => x.toLocaleString("en-US");
+  const plural = (x: number, word: string) => `${n(x)} ${word}${x === 1 ? "" : "s"}`;
+  return s.partitions === 0
+    ? `${TIERING_NOTE} Nothing is tiered yet; tiered partitions go to ${s.location} as Parquet.`
+    : `${TIERING_NOTE} Tiered: ${plural(s.partitions, "partition")} of ${plural(s.tables, "table")}, ` +
+        `${plural(s.rows, "row")} in ${plural(s.bytes, "byte")} of Parquet at ${s.location}.`;
+}
 
 const TABLE_COLUMNS = [
   "tableName",
@@ -139,7 +155,8 @@ export function registerRtdbRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guar
       responses: { 200: json(StorageUsage, "Storage usage"), ...UNPROVISIONED, ...AUTH_ERRORS },
     }),
     async (c) => {
-      const usage = await tables.storage(await tenantOf(c));
+      const ref = await tenantOf(c);
+      const usage = await tables.storage(ref);
       const used = usage.tables.reduce((sum, t) => sum + t.bytes, 0);
       return c.json(
         {
@@ -147,7 +164,7 @@ export function registerRtdbRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guar
           used_bytes: used,
           used_gb: toGb(used),
           tables: usage.tables.map((t) => [t.name, t.rows, t.bytes, t.partitions] as [string, number, number, number]),
-          tiering_note: TIERING_NOTE,
+          tiering_note: tieringNote((await deps.realtimeTiering?.summary(ref)) ?? null),
         },
         200,
       );

@@ -1,0 +1,102 @@
+import { expect, test } from "bun:test";
+import { parseCreateTable } from "./ddl.ts";
+import { batchesOf, microsToIso, RowConverter, toEpochMicros } from "./rows.ts";
+import type { Row } from "./table-spec.ts";
+
+test("timestamps: ISO text (zones, fractions), Date, epoch ms (number), epoch us (bigint)", () => {
+  const us = 1767225600123456n; // 2026-01-01T00:00:00.123456Z
+  expect(toEpochMicros("2026-01-01T00:00:00.123456Z")).toBe(us);
+  expect(toEpochMicros("2026-01-01 00:00:00.123456")).toBe(us);
+  expect(toEpochMicros("2026-01-01T00:00:00.123456789Z")).toBe(us);
+  expect(toEpochMicros("2026-01-01T02:00:00.123456+02:00")).toBe(us);
+  expect(toEpochMicros("2025-12-31T19:30:00.123456-0430")).toBe(us);
+  expect(toEpochMicros("2026-01-01")).toBe(us - 123456n);
+  expect(toEpochMicros(new Date("2026-01-01T00:00:00.123Z"))).toBe(us - 456n);
+  expect(toEpochMicros(1767225600123)).toBe(us - 456n);
+  expect(toEpochMicros(us)).toBe(us);
+  expect(microsToIso(us)).toBe("2026-01-01T00:00:00.123456Z");
+  expect(microsToIso(-1n)).toBe("1969-12-31T23:59:59.999999Z");
+  for (const bad of ["2026-02-30", "2026-13-01", "2026-01-01T24:00:00Z", "yesterday", ""]) {
+    expect(() => toEpochMicros(bad)).toThrow();
+  }
+  expect(() => toEpochMicros(Number.NaN)).toThrow();
+  expect(() => toEpochMicros(new Date("nope"))).toThrow();
+  expect(() => toEpochMicros(10n ** 19n)).toThrow("outside years 1..9999");
+});
+
+test("the converter matches names case-insensitively and checks every type's range", () => {
+  const spec = parseCreateTable(
+    "CREATE TABLE t (s SYMBOL, b BYTE, sh SHORT, i INT, l LONG, d DOUBLE, c CHAR, u UUID, ok BOOLEAN, ts TIMESTAMP) " +
+      "TIMESTAMP(ts) PARTITION BY DAY WAL",
+  );
+  const conv = new RowConverter(spec);
+  expect(
+    conv.convert({
+      S: "x",
+      b: -128,
+      sh: 32767,
+      i: 5,
+      l: 2n ** 53n - 1n,
+      d: Number.NaN,
+      c: "z",
+      u: "123E4567E89B12D3A456426614174000",
+      OK: false,
+      Ts: "2026-01-01T00:00:00Z",
+    }),
+  ).toEqual([
+    "x",
+    -128,
+    32767,
+    5,
+    2 ** 53 - 1,
+    null,
+    "z",
+    "123e4567-e89b-12d3-a456-426614174000",
+    false,
+    1767225600000000n,
+  ]);
+  const ts = "2026-01-01T00:00:00Z";
+  const refuse = (row: Row, msg: string) => expect(() => conv.convert(row)).toThrow(msg);
+  refuse({ b: 128, ts }, "row 2: column 'b' 128 is outside the BYTE range [-128, 127]");
+  refuse({ l: 2n ** 53n, ts }, "column 'l' 9007199254740992 is outside the LONG range");
+  refuse({ i: 1.5, ts }, "column 'i' is INT and needs an integer, got 1.5");
+  refuse({ c: "ab", ts }, "column 'c' is CHAR and needs a one-character string");
+  refuse({ u: "not-a-uuid", ts }, "column 'u' is UUID and needs a UUID string");
+  refuse({ ok: 1, ts }, "column 'ok' is BOOLEAN and needs a boolean, got 1");
+  refuse({ s: "a\0b", ts }, "column 's' contains a NUL character");
+  refuse({ s: 5, ts }, "column 's' is SYMBOL and needs a string, got 5");
+  refuse({ s: "x", ts: true }, "column 'ts' is TIMESTAMP and needs a timestamp, got true");
+  expect(conv.converted).toBe(10);
+  // The buffer form resets every slot between rows.
+  const out = new Array(spec.columns.length);
+  conv.convertInto({ s: "a", i: 1, ts }, out);
+  expect(conv.convertInto({ d: 2, ts }, out)).toEqual([
+    null,
+    null,
+    null,
+    null,
+    null,
+    2,
+    null,
+    null,
+    null,
+    1767225600000000n,
+  ]);
+});
+
+test("batches: arrays and async batches are split to the limit, never merged; empty batches vanish", async () => {
+  const rows = (n: number): Row[] => Array.from({ length: n }, (_, i) => ({ i }));
+  const sizes = async (src: Row[] | AsyncIterable<Row[]>) => {
+    const out: number[] = [];
+    for await (const b of batchesOf(src, 4)) out.push(b.length);
+    return out;
+  };
+  expect(await sizes(rows(10))).toEqual([4, 4, 2]);
+  expect(await sizes([])).toEqual([]);
+  async function* gen() {
+    yield rows(3);
+    yield [];
+    yield rows(9);
+  }
+  expect(await sizes(gen())).toEqual([3, 4, 4, 1]);
+});
