@@ -2,6 +2,10 @@
  * The schema of one tenant's document index file. The hybrid-search area writes and
  * queries it; this file only owns its shape so that provisioning and search agree.
  *
+ * - `documents` (version 2) holds one row per document: its metadata and its access rules.
+ *   The ACL pre-filter is evaluated here (documents are few, chunks many) and reaches the
+ *   chunks through `chunks_doc`; `doc_type`/`entity_id` filters likewise.
+ *
  * - `chunks` is the source of truth. `seq` is the integer rowid both virtual tables key
  *   on; `id` is the caller's chunk id. ACL columns are plain columns so the search area can
  *   compile a token's access rules into `seq IN (SELECT seq FROM chunks WHERE ...)`, a
@@ -14,10 +18,10 @@
  *   deleted chunk can never surface through the vector leg.
  */
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Tables that must exist for the namespace to count as usable. */
-export const REQUIRED_TABLES = ["_namespace", "chunks", "chunks_fts", "chunks_vec"] as const;
+export const REQUIRED_TABLES = ["_namespace", "documents", "chunks", "chunks_fts", "chunks_vec"] as const;
 
 export function schemaSql(embeddingDim: number): string {
   return `
@@ -25,6 +29,21 @@ CREATE TABLE IF NOT EXISTS _namespace (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS documents (
+  doc_id               TEXT PRIMARY KEY,
+  filename             TEXT NOT NULL,
+  format               TEXT NOT NULL,
+  doc_type             TEXT NOT NULL,
+  entity_id            TEXT,
+  uploaded_by          TEXT NOT NULL,
+  uploaded_at          TEXT NOT NULL,
+  visibility           TEXT NOT NULL,
+  allowed_identity_ids TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(allowed_identity_ids)),
+  allowed_roles        TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(allowed_roles)),
+  barrier_id           TEXT,
+  chunk_count          INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS documents_entity ON documents (entity_id);
 CREATE TABLE IF NOT EXISTS chunks (
   seq                  INTEGER PRIMARY KEY,
   id                   TEXT NOT NULL UNIQUE,
@@ -59,5 +78,28 @@ CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text ON chunks BEGIN
   INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.seq, old.text);
   INSERT INTO chunks_fts (rowid, text) VALUES (new.seq, new.text);
 END;
+`;
+}
+
+/**
+ * Upgrades a file written by an older schema version, in the caller's transaction. Version 1
+ * had no `documents` table: it is created (by `schemaSql`, IF NOT EXISTS) and filled from the
+ * chunks, whose rows already carried each document's ACL columns.
+ */
+export function upgradeSql(fromVersion: number): string {
+  if (fromVersion >= SCHEMA_VERSION) return "";
+  return `
+INSERT OR IGNORE INTO documents (doc_id, filename, format, doc_type, entity_id, uploaded_by, uploaded_at,
+    visibility, allowed_identity_ids, allowed_roles, barrier_id, chunk_count)
+  SELECT doc_id,
+         coalesce(json_extract(max(metadata), '$.filename'), doc_id),
+         coalesce(json_extract(max(metadata), '$.format'), 'unknown'),
+         coalesce(max(doc_type), 'other'),
+         max(entity_id),
+         coalesce(json_extract(max(metadata), '$.uploaded_by'), ''),
+         min(created_at),
+         max(visibility), max(allowed_identity_ids), max(allowed_roles), max(barrier_id), count(*)
+    FROM chunks GROUP BY doc_id;
+UPDATE _namespace SET value = '${SCHEMA_VERSION}' WHERE key = 'schema_version';
 `;
 }

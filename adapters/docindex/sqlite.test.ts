@@ -82,6 +82,124 @@ describe("SqliteDocumentIndex", () => {
   });
 });
 
+describe("SqliteDocumentIndex schema upgrade", () => {
+  test("a version 1 file (no documents table) is upgraded in place on open, its chunks kept", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-docidx-v1-"));
+    try {
+      const t = { tenantId: crypto.randomUUID(), slug: "v1" };
+      const idx = new SqliteDocumentIndex({ dataDir: dir, searchThreads: 0 });
+      await idx.ensureNamespace(t);
+      await idx.close();
+      // Turn the file back into version 1 with one chunk written the version 1 way.
+      const db = new Database(idx.pathOf(t), { strict: true });
+      sqliteVec.load(db);
+      db.exec("DROP TABLE documents; UPDATE _namespace SET value = '1' WHERE key = 'schema_version';");
+      const row = db
+        .query<{ seq: number }, [string]>(
+          `INSERT INTO chunks (id, doc_id, chunk_index, text, metadata, visibility, allowed_roles, doc_type, created_at)
+           VALUES ('d1:0', 'd1', 0, 'legacy heron memo', ?, 'team_only', '["legal"]', 'nda', '2025-01-01T00:00:00Z')
+           RETURNING seq`,
+        )
+        .get(JSON.stringify({ filename: "memo.txt", format: "txt", uploaded_by: "3" }));
+      db.query("INSERT INTO chunks_vec (seq, embedding) VALUES (?, ?)").run(
+        row?.seq ?? -1,
+        new Float32Array(768).fill(0.1),
+      );
+      db.close();
+
+      const again = new SqliteDocumentIndex({ dataDir: dir, searchThreads: 0 });
+      expect(await again.namespaceExists(t)).toBe(true);
+      expect(await again.getDocument(t, "d1")).toMatchObject({
+        filename: "memo.txt",
+        doc_type: "nda",
+        uploaded_by: "3",
+        chunks: 1,
+        acl: { visibility: "team_only", allowed_roles: ["legal"], allowed_identity_ids: [], barrier_id: null },
+      });
+      const search = (roles: string[]) =>
+        again.search(t, {
+          query: "heron",
+          access: { tenantId: t.tenantId, identityId: "1", roles, barriers: [] },
+          filters: {},
+          k: 3,
+          mode: "bm25",
+        });
+      expect((await search(["legal"])).map((h) => h.chunk_id)).toEqual(["d1:0"]);
+      expect(await search(["analyst"])).toEqual([]);
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("SqliteDocumentIndex search threads", () => {
+  const doc = (id: string) => ({
+    doc_id: id,
+    filename: "a.txt",
+    format: "txt",
+    doc_type: "other" as const,
+    entity_id: null,
+    uploaded_by: "1",
+    uploaded_at: "2026-01-01T00:00:00Z",
+    acl: { visibility: "tenant_wide" as const, allowed_identity_ids: [], allowed_roles: [], barrier_id: null },
+  });
+  const one = (id: string, text: string) => [
+    { chunk_index: 0, text, id: `${id}:0`, embedding: new Float32Array(768).fill(0.1) },
+  ];
+
+  test("a dropped and recreated index is never read through a thread's stale handle", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-docidx-pool-"));
+    const idx = new SqliteDocumentIndex({ dataDir: dir, searchThreads: 1 });
+    try {
+      const t = { tenantId: crypto.randomUUID(), slug: "pool" };
+      const q = {
+        query: "osprey",
+        access: { tenantId: t.tenantId, identityId: "1", roles: [], barriers: [] },
+        filters: {},
+        k: 5,
+        mode: "bm25" as const,
+      };
+      await idx.ensureNamespace(t);
+      await idx.putDocument(t, doc("old"), one("old", "osprey old"));
+      expect((await idx.search(t, q)).map((h) => h.doc_id)).toEqual(["old"]);
+      await idx.dropNamespace(t);
+      await expect(idx.search(t, q)).rejects.toMatchObject({ code: "unavailable" });
+      await idx.ensureNamespace(t);
+      expect(await idx.search(t, q)).toEqual([]);
+      await idx.putDocument(t, doc("new"), one("new", "osprey new"));
+      expect((await idx.search(t, q)).map((h) => h.doc_id)).toEqual(["new"]);
+    } finally {
+      await idx.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the number of searches in flight is bounded: past it a search is refused with 503", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-docidx-pool-"));
+    const idx = new SqliteDocumentIndex({ dataDir: dir, searchThreads: 1, maxQueuedSearches: 2 });
+    try {
+      const t = { tenantId: crypto.randomUUID(), slug: "bound" };
+      await idx.ensureNamespace(t);
+      const q = {
+        query: "x",
+        access: { tenantId: t.tenantId, identityId: "1", roles: [], barriers: [] },
+        filters: {},
+        k: 1,
+        mode: "bm25" as const,
+      };
+      const results = await Promise.allSettled([idx.search(t, q), idx.search(t, q), idx.search(t, q)]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
+      expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: "unavailable" });
+      // Once they finish, searches are accepted again.
+      expect(await idx.search(t, q)).toEqual([]);
+    } finally {
+      await idx.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("HandleCache", () => {
   test("closes the least recently used handle past its capacity", () => {
     const cache = new HandleCache(2);

@@ -4,8 +4,10 @@
  * A file per tenant makes isolation physical (no query can reach another tenant's
  * rows) and makes a purge a file delete.
  *
- * bun:sqlite is synchronous. Namespace work is a handful of small statements, so it runs
- * inline; the heavy part (brute-force KNN over large indexes) belongs to the search area.
+ * bun:sqlite is synchronous. Namespace work and writes (one IMMEDIATE transaction per
+ * document) run inline; searches, whose brute-force KNN scan grows with the tenant's chunk
+ * count, run on search threads (search-pool.ts) that open the file read-only — WAL lets
+ * them read while this thread writes. `searchThreads: 0` runs them inline instead.
  *
  * sqlite-vec is loaded with `sqliteVec.load(db)` on each handle. On Linux Bun's bundled
  * SQLite allows extension loading as is; on macOS the system SQLite refuses extensions and
@@ -16,10 +18,20 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
+import type {
+  DocumentIndexPort,
+  DocumentMeta,
+  IndexedChunk,
+  SearchHit,
+  SearchRequest,
+} from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import { documentIndexName, type NamespacePort, type TenantRef } from "../../domain/namespaces.ts";
 import { HandleCache } from "./handles.ts";
-import { REQUIRED_TABLES, SCHEMA_VERSION, schemaSql } from "./schema.ts";
+import { REQUIRED_TABLES, SCHEMA_VERSION, schemaSql, upgradeSql } from "./schema.ts";
+import { SearchPool } from "./search-pool.ts";
+import { type CompiledSearch, compileSearch } from "./search-request.ts";
+import { readDocument, removeDocument, searchSnapshot, writeDocument } from "./sqlite-search.ts";
 
 export interface SqliteDocumentIndexOptions {
   /** Root data directory; tenant files live in `<dataDir>/docindex/`. */
@@ -28,16 +40,21 @@ export interface SqliteDocumentIndexOptions {
   maxOpenFiles?: number;
   /** Embedding width of the vector table; a file made with another width is refused. */
   embeddingDim?: number;
+  /** Search threads (default 1); 0 runs searches on the calling thread. */
+  searchThreads?: number;
+  /** Searches waiting or running at once before new ones get 503 (default 256). */
+  maxQueuedSearches?: number;
 }
 
 const FILE_SUFFIX = ".sqlite";
 const NAME_PATTERN = /^client-docs-[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
-export class SqliteDocumentIndex implements NamespacePort {
+export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
   readonly engine = "document_index" as const;
   readonly dir: string;
   private readonly embeddingDim: number;
   private readonly handles: HandleCache;
+  private readonly pool: SearchPool | null;
   private closed = false;
 
   constructor(opts: SqliteDocumentIndexOptions) {
@@ -47,6 +64,8 @@ export class SqliteDocumentIndex implements NamespacePort {
       throw new Error(`SqliteDocumentIndex: embeddingDim must be an integer in 1..8192, got ${opts.embeddingDim}`);
     }
     this.handles = new HandleCache(opts.maxOpenFiles ?? 64);
+    const threads = opts.searchThreads ?? 1;
+    this.pool = threads > 0 ? new SearchPool(threads, opts.maxQueuedSearches ?? 256) : null;
   }
 
   namespaceOf(t: TenantRef): string {
@@ -74,6 +93,9 @@ export class SqliteDocumentIndex implements NamespacePort {
       put.run("schema_version", String(SCHEMA_VERSION));
       put.run("embedding_dim", String(this.embeddingDim));
       put.run("created_at", new Date().toISOString());
+      const v = db.query<{ value: string }, []>("SELECT value FROM _namespace WHERE key = 'schema_version'").get();
+      const sql = upgradeSql(Number(v?.value ?? SCHEMA_VERSION));
+      if (sql) db.exec(sql);
     }).immediate();
     const problem = this.verify(db);
     if (problem) throw new AppError("internal", `document index ${name}: ${problem}`);
@@ -94,6 +116,7 @@ export class SqliteDocumentIndex implements NamespacePort {
     // Close first: an open handle would keep the inode alive and recreate -wal/-shm files.
     this.handles.close(name);
     const file = this.fileOf(name);
+    this.pool?.forget(file);
     for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) rmSync(f, { force: true });
   }
 
@@ -149,7 +172,7 @@ export class SqliteDocumentIndex implements NamespacePort {
       .sort();
   }
 
-  /** Rows across the tenant's chunk, FTS and vector tables (0 for a fresh or absent index). */
+  /** Rows across the tenant's document, chunk, FTS and vector tables (0 for a fresh or absent index). */
   async countRecords(t: TenantRef): Promise<number> {
     const name = this.namespaceOf(t);
     if (!existsSync(this.fileOf(name))) return 0;
@@ -157,7 +180,7 @@ export class SqliteDocumentIndex implements NamespacePort {
     const row = db
       .query<{ n: number }, []>(
         `SELECT (SELECT count(*) FROM chunks) + (SELECT count(*) FROM chunks_vec)
-              + (SELECT count(*) FROM chunks_fts_docsize) AS n`,
+              + (SELECT count(*) FROM chunks_fts_docsize) + (SELECT count(*) FROM documents) AS n`,
       )
       .get();
     return row?.n ?? 0;
@@ -178,7 +201,48 @@ export class SqliteDocumentIndex implements NamespacePort {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.pool?.close();
     this.handles.closeAll();
+  }
+
+  // -- DocumentIndexPort ---------------------------------------------------------------
+
+  async ready(t: TenantRef): Promise<boolean> {
+    return this.namespaceExists(t);
+  }
+
+  async putDocument(t: TenantRef, doc: DocumentMeta, chunks: IndexedChunk[]): Promise<void> {
+    writeDocument(this.usable(t), doc, chunks, this.embeddingDim);
+  }
+
+  async deleteDocument(t: TenantRef, docId: string): Promise<boolean> {
+    return removeDocument(this.usable(t), docId);
+  }
+
+  async getDocument(t: TenantRef, docId: string): Promise<(DocumentMeta & { chunks: number }) | null> {
+    return readDocument(this.usable(t), docId);
+  }
+
+  async search(t: TenantRef, req: SearchRequest): Promise<SearchHit[]> {
+    const compiled = this.compile(t, req);
+    const db = this.usable(t);
+    if (!this.pool) return searchSnapshot(db, compiled);
+    return this.pool.search(this.pathOf(t), compiled);
+  }
+
+  /** Validates a search and compiles its access context (the only source of the ACL). */
+  private compile(t: TenantRef, req: SearchRequest): CompiledSearch {
+    return compileSearch(t, req, this.embeddingDim);
+  }
+
+  /** The open handle of a provisioned index, or 503. */
+  private usable(t: TenantRef): Database {
+    const name = this.namespaceOf(t);
+    if (!existsSync(this.fileOf(name))) {
+      this.handles.close(name);
+      throw new AppError("unavailable", `The document index ${name} is not provisioned`);
+    }
+    return this.handle(name, false);
   }
 
   private fileOf(name: string): string {
@@ -195,6 +259,7 @@ export class SqliteDocumentIndex implements NamespacePort {
         db.exec("PRAGMA synchronous = NORMAL;");
         db.exec("PRAGMA busy_timeout = 5000;");
         loadVec(db);
+        upgradeInPlace(db);
       } catch (err) {
         db.close();
         throw err;
@@ -254,4 +319,23 @@ function loadVec(db: Database): void {
       `sqlite-vec could not be loaded (${why}); on macOS call Database.setCustomSQLite() with a SQLite that allows extensions`,
     );
   }
+}
+
+/** Brings an existing file written by an older schema version up to date (no-op otherwise). */
+function upgradeInPlace(db: Database): void {
+  const hasMeta = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_namespace'").get();
+  if (!hasMeta) return;
+  const read = () =>
+    Number(db.query<{ value: string }, []>("SELECT value FROM _namespace WHERE key = 'schema_version'").get()?.value);
+  const version = read();
+  if (!Number.isInteger(version) || version >= SCHEMA_VERSION) return;
+  const dim = Number(
+    db.query<{ value: string }, []>("SELECT value FROM _namespace WHERE key = 'embedding_dim'").get()?.value,
+  );
+  if (!Number.isInteger(dim) || dim < 1) return;
+  db.transaction(() => {
+    if (read() >= SCHEMA_VERSION) return; // another process upgraded it meanwhile
+    db.exec(schemaSql(dim));
+    db.exec(upgradeSql(version));
+  }).immediate();
 }

@@ -58,7 +58,7 @@ export interface AccessContext {
 export interface DocumentMeta {
   doc_id: string;
   filename: string;
-  /** Detected format: pdf, docx, pptx, txt, md, csv, png, jpeg, svg. */
+  /** Detected format: pdf, docx, pptx, txt, md, csv, html, png, jpeg, svg (DocFormat in formats.ts). */
   format: string;
   doc_type: DocType;
   entity_id: string | null;

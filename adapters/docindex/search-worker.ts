@@ -1,0 +1,53 @@
+/**
+ * A search thread of the embedded index: it opens tenant files read-only (WAL lets it read
+ * while the service thread writes) and runs `searchSnapshot`, so a brute-force KNN scan over
+ * a large tenant never blocks the service's event loop. Requests are handled one at a time.
+ */
+import { Database } from "bun:sqlite";
+import * as sqliteVec from "sqlite-vec";
+import { HandleCache } from "./handles.ts";
+import type { CompiledSearch } from "./search-request.ts";
+import { searchSnapshot } from "./sqlite-search.ts";
+
+declare const self: Worker;
+
+export type ToSearchWorker =
+  | { type: "search"; id: number; file: string; req: CompiledSearch }
+  /** The file was dropped or replaced: close any handle to it before the next search. */
+  | { type: "forget"; file: string };
+
+export type FromSearchWorker =
+  | { type: "result"; id: number; hits: ReturnType<typeof searchSnapshot> }
+  | { type: "error"; id: number; message: string; code: string | null };
+
+const handles = new HandleCache(32);
+
+function open(file: string): Database {
+  return handles.get(file, () => {
+    const db = new Database(file, { readonly: true, strict: true });
+    try {
+      db.exec("PRAGMA busy_timeout = 5000;");
+      sqliteVec.load(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return db;
+  });
+}
+
+self.onmessage = (e: MessageEvent<ToSearchWorker>) => {
+  const msg = e.data;
+  if (msg.type === "forget") {
+    handles.close(msg.file);
+    return;
+  }
+  try {
+    const hits = searchSnapshot(open(msg.file), msg.req);
+    self.postMessage({ type: "result", id: msg.id, hits } satisfies FromSearchWorker);
+  } catch (err) {
+    const code = err && typeof err === "object" && "code" in err ? String((err as { code: unknown }).code) : null;
+    const message = err instanceof Error ? err.message : String(err);
+    self.postMessage({ type: "error", id: msg.id, message, code } satisfies FromSearchWorker);
+  }
+};

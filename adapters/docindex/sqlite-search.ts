@@ -1,0 +1,231 @@
+/**
+ * Reads and writes of one tenant's index file (schema.ts), as plain functions over a
+ * Database so that the same code runs on the service thread (writes) and in the search
+ * workers (reads).
+ *
+ * The ACL pre-filter is one SQL fragment, `PERMITTED`: documents whose rules admit the
+ * caller (and match the doc_id / entity_id / doc_type filters), joined to their chunks.
+ * Both legs are constrained by it *inside* the engine — FTS5 with `rowid IN (PERMITTED)`,
+ * sqlite-vec with `seq IN (PERMITTED)`, which vec0 applies while scanning — so each leg
+ * returns its best N among permitted chunks, never the best N overall filtered afterwards.
+ * The caller's roles and barriers are bound as JSON arrays (`json_each(?)`), so the
+ * statement text never depends on the caller.
+ */
+import type { Database } from "bun:sqlite";
+import { candidatesPerLeg, type LegHit, rankForMode } from "../../domain/documents/fusion.ts";
+import type { DocType, DocumentMeta, IndexedChunk, SearchHit, Visibility } from "../../domain/documents/types.ts";
+import { AppError } from "../../domain/errors.ts";
+import { ftsMatchExpression } from "./fts-query.ts";
+import { type CompiledSearch, checkChunks } from "./search-request.ts";
+
+const PERMITTED = `
+  SELECT c.seq FROM documents d JOIN chunks c ON c.doc_id = d.doc_id
+   WHERE (d.visibility = 'tenant_wide'
+          OR (d.visibility = 'deal_private'
+              AND EXISTS (SELECT 1 FROM json_each(d.allowed_identity_ids) a WHERE a.value = :identity))
+          OR (d.visibility = 'team_only'
+              AND EXISTS (SELECT 1 FROM json_each(d.allowed_roles) a
+                           WHERE a.value IN (SELECT value FROM json_each(:roles)))))
+     AND (d.barrier_id IS NULL OR d.barrier_id IN (SELECT value FROM json_each(:barriers)))
+     AND (:doc_id IS NULL OR d.doc_id = :doc_id)
+     AND (:entity_id IS NULL OR d.entity_id = :entity_id)
+     AND (:doc_type IS NULL OR d.doc_type = :doc_type)`;
+
+// `+rowid`: the unary plus keeps the IN list away from FTS5's planner. Offered as a rowid
+// constraint, FTS5 would run the MATCH once per permitted rowid (seconds at 20k chunks);
+// as a plain expression the MATCH runs once and its hits are checked against the list.
+const BM25_SQL = `
+  SELECT rowid AS seq, bm25(chunks_fts) AS score FROM chunks_fts
+   WHERE chunks_fts MATCH :match AND +rowid IN (${PERMITTED})
+   ORDER BY score LIMIT :limit`;
+
+const DENSE_SQL = `
+  SELECT seq, distance FROM chunks_vec
+   WHERE embedding MATCH :vector AND k = :limit AND seq IN (${PERMITTED})
+   ORDER BY distance`;
+
+const HYDRATE_SQL = `
+  SELECT c.seq, c.id, c.doc_id, c.chunk_index, c.text, json_extract(c.metadata, '$.page') AS page,
+         d.filename, d.format, d.doc_type, d.entity_id, d.uploaded_by, d.uploaded_at,
+         d.visibility, d.allowed_identity_ids, d.allowed_roles, d.barrier_id
+    FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
+   WHERE c.seq IN (SELECT value FROM json_each(:seqs))`;
+
+interface DocRow {
+  doc_id: string;
+  filename: string;
+  format: string;
+  doc_type: string;
+  entity_id: string | null;
+  uploaded_by: string;
+  uploaded_at: string;
+  visibility: string;
+  allowed_identity_ids: string;
+  allowed_roles: string;
+  barrier_id: string | null;
+}
+
+interface HitRow extends DocRow {
+  seq: number;
+  id: string;
+  chunk_index: number;
+  text: string;
+  page: number | null;
+}
+
+function toMeta(r: DocRow): DocumentMeta {
+  return {
+    doc_id: r.doc_id,
+    filename: r.filename,
+    format: r.format,
+    doc_type: r.doc_type as DocType,
+    entity_id: r.entity_id,
+    uploaded_by: r.uploaded_by,
+    uploaded_at: r.uploaded_at,
+    acl: {
+      visibility: r.visibility as Visibility,
+      allowed_identity_ids: JSON.parse(r.allowed_identity_ids) as string[],
+      allowed_roles: JSON.parse(r.allowed_roles) as string[],
+      barrier_id: r.barrier_id,
+    },
+  };
+}
+
+/** Replaces every chunk of the document in one IMMEDIATE transaction (readers see old or new). */
+export function writeDocument(db: Database, doc: DocumentMeta, chunks: IndexedChunk[], dim: number): void {
+  checkChunks(doc, chunks, dim);
+  const now = new Date().toISOString();
+  const acl = doc.acl;
+  db.transaction(() => {
+    db.query("DELETE FROM chunks WHERE doc_id = ?").run(doc.doc_id);
+    db.query(
+      `INSERT INTO documents (doc_id, filename, format, doc_type, entity_id, uploaded_by, uploaded_at, visibility,
+                              allowed_identity_ids, allowed_roles, barrier_id, chunk_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (doc_id) DO UPDATE SET filename = excluded.filename, format = excluded.format,
+         doc_type = excluded.doc_type, entity_id = excluded.entity_id, uploaded_by = excluded.uploaded_by,
+         uploaded_at = excluded.uploaded_at, visibility = excluded.visibility,
+         allowed_identity_ids = excluded.allowed_identity_ids, allowed_roles = excluded.allowed_roles,
+         barrier_id = excluded.barrier_id, chunk_count = excluded.chunk_count`,
+    ).run(
+      doc.doc_id,
+      doc.filename,
+      doc.format,
+      doc.doc_type,
+      doc.entity_id,
+      doc.uploaded_by,
+      doc.uploaded_at,
+      acl.visibility,
+      JSON.stringify(acl.allowed_identity_ids),
+      JSON.stringify(acl.allowed_roles),
+      acl.barrier_id,
+      chunks.length,
+    );
+    // The ACL columns on chunks mirror the document's (schema v1 readers and ad-hoc queries);
+    // search evaluates the ACL on `documents`.
+    const insert = db.query<{ seq: number }, (string | number | null)[]>(
+      `INSERT INTO chunks (id, doc_id, chunk_index, text, metadata, visibility, allowed_identity_ids,
+                           allowed_roles, barrier_id, entity_id, doc_type, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+    );
+    const vec = db.query("INSERT INTO chunks_vec (seq, embedding) VALUES (?, ?)");
+    for (const c of chunks) {
+      const row = insert.get(
+        c.id,
+        doc.doc_id,
+        c.chunk_index,
+        c.text,
+        JSON.stringify(c.page !== undefined ? { page: c.page } : {}),
+        acl.visibility,
+        JSON.stringify(acl.allowed_identity_ids),
+        JSON.stringify(acl.allowed_roles),
+        acl.barrier_id,
+        doc.entity_id,
+        doc.doc_type,
+        now,
+      );
+      if (!row) throw new AppError("internal", `chunk ${c.id}: insert returned no row`);
+      vec.run(row.seq, c.embedding);
+    }
+  }).immediate();
+}
+
+export function removeDocument(db: Database, docId: string): boolean {
+  return db
+    .transaction(() => {
+      db.query("DELETE FROM chunks WHERE doc_id = ?").run(docId);
+      return db.query("DELETE FROM documents WHERE doc_id = ?").run(docId).changes > 0;
+    })
+    .immediate();
+}
+
+export function readDocument(db: Database, docId: string): (DocumentMeta & { chunks: number }) | null {
+  const r = db
+    .query<DocRow & { chunks: number }, [string]>(
+      `SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.doc_id) AS chunks
+         FROM documents d WHERE d.doc_id = ?`,
+    )
+    .get(docId);
+  return r ? { ...toMeta(r), chunks: r.chunks } : null;
+}
+
+/** The top `k` permitted chunks; see the module comment for how the ACL is applied. */
+export function searchDb(db: Database, req: CompiledSearch): SearchHit[] {
+  const limit = candidatesPerLeg(req.k);
+  const scope = {
+    identity: req.acl.identityId,
+    roles: JSON.stringify(req.acl.roles),
+    barriers: JSON.stringify(req.acl.barriers),
+    doc_id: req.filters.doc_id ?? null,
+    entity_id: req.filters.entity_id ?? null,
+    doc_type: req.filters.doc_type ?? null,
+    limit,
+  };
+  let bm25: LegHit[] = [];
+  let dense: LegHit[] = [];
+  if (req.mode !== "dense") {
+    const match = ftsMatchExpression(req.query);
+    if (match) {
+      bm25 = db
+        .query<{ seq: number; score: number }, Record<string, string | number | null>>(BM25_SQL)
+        .all({ ...scope, match })
+        // FTS5's bm25() is lower-is-better; negate so every leg's score is higher-is-better.
+        .map((r) => ({ id: String(r.seq), score: -r.score }));
+    }
+  }
+  if (req.mode !== "bm25" && req.embedding) {
+    dense = db
+      .query<{ seq: number; distance: number }, Record<string, string | number | null | Float32Array>>(DENSE_SQL)
+      .all({ ...scope, vector: req.embedding })
+      .map((r) => ({ id: String(r.seq), score: 1 - r.distance }));
+  }
+  const ranked = rankForMode(req.mode, bm25, dense, req.k, req.weights ? { weights: req.weights } : {});
+  if (ranked.length === 0) return [];
+  const rows = new Map(
+    db
+      .query<HitRow, Record<string, string>>(HYDRATE_SQL)
+      .all({ seqs: JSON.stringify(ranked.map((r) => Number(r.id))) })
+      .map((r) => [String(r.seq), r]),
+  );
+  const hits: SearchHit[] = [];
+  for (const f of ranked) {
+    const r = rows.get(f.id);
+    if (!r) continue; // deleted between the legs and here (cannot happen within one read transaction)
+    hits.push({
+      chunk_id: r.id,
+      doc_id: r.doc_id,
+      chunk_index: r.chunk_index,
+      text: r.text,
+      page: r.page ?? null,
+      score: f.score,
+      ranks: f.ranks,
+      document: toMeta(r),
+    });
+  }
+  return hits;
+}
+
+/** Runs `searchDb` in one read transaction, so both legs and the hydration see one snapshot. */
+export function searchSnapshot(db: Database, req: CompiledSearch): SearchHit[] {
+  return db.transaction(() => searchDb(db, req)).deferred();
+}

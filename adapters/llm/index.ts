@@ -1,0 +1,1 @@
+export { LlmError, OpenAiChatModel, type OpenAiChatOptions, parseCompletion } from "./openai.ts";

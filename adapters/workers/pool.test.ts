@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import type { AppError } from "../../domain/errors.ts";
+import type { FromFixture, ToFixture } from "./pool.fixture-worker.ts";
+import { WorkerPool, type WorkerPoolOptions } from "./pool.ts";
+
+type Job = { op: "echo" | "fail" | "hang" | "crash" | "exit"; value: string };
+
+const pools: WorkerPool<Job, string, ToFixture, FromFixture>[] = [];
+afterEach(async () => {
+  for (const p of pools.splice(0)) await p.close();
+});
+
+function pool(
+  opts: Partial<WorkerPoolOptions<Job, string, ToFixture, FromFixture>> = {},
+): WorkerPool<Job, string, ToFixture, FromFixture> {
+  const p = new WorkerPool<Job, string, ToFixture, FromFixture>({
+    name: "fixture work",
+    url: new URL("./pool.fixture-worker.ts", import.meta.url),
+    size: 1,
+    maxQueued: 4,
+    encode: (id, job) => ({ id, ...job }),
+    decode: (m) =>
+      m.ok ? { id: m.id, ok: true, value: m.value } : { id: m.id, ok: false, error: new Error(m.message) },
+    ...opts,
+  });
+  pools.push(p);
+  return p;
+}
+
+const echo = (value: string): Job => ({ op: "echo", value });
+
+describe("WorkerPool", () => {
+  test("answers each job with its own reply, in any number, across threads", async () => {
+    const p = pool({ size: 3, maxQueued: 20 });
+    const values = Array.from({ length: 20 }, (_, i) => `v${i}`);
+    expect(await Promise.all(values.map((v) => p.run(echo(v))))).toEqual(values);
+    expect(p.load).toEqual({ running: 0, queued: 0, queuedBytes: 0 });
+  });
+
+  test("a refused job is rejected with the worker's error; the thread keeps working", async () => {
+    const p = pool();
+    await expect(p.run({ op: "fail", value: "x" })).rejects.toThrow("refused x");
+    expect(await p.run(echo("after"))).toBe("after");
+  });
+
+  test("past the queue bound a job is refused at once with 503 and Retry-After", async () => {
+    const p = pool({ size: 1, maxQueued: 1, retryAfterSeconds: 7 });
+    const running = p.run(echo("a"));
+    const waiting = p.run(echo("b"));
+    const refused = (await p.run(echo("c")).catch((e: unknown) => e)) as AppError;
+    expect(refused.status).toBe(503);
+    expect(refused.headers?.["Retry-After"]).toBe("7");
+    expect(await Promise.all([running, waiting])).toEqual(["a", "b"]);
+    // Once they are done, jobs are accepted again.
+    expect(await p.run(echo("d"))).toBe("d");
+  });
+
+  test("the queue is bounded by bytes too", async () => {
+    const p = pool({ size: 1, maxQueued: 10, maxQueuedBytes: 5, bytesOf: (j) => j.value.length });
+    const running = p.run(echo("xxxxxxxx")); // taken by the idle thread at once: not waiting
+    const waiting = p.run(echo("yyyy"));
+    await expect(p.run(echo("zz"))).rejects.toMatchObject({ code: "unavailable" });
+    expect(await Promise.all([running, waiting])).toEqual(["xxxxxxxx", "yyyy"]);
+  });
+
+  test("a job past its deadline fails, its thread is replaced, and the queue moves on", async () => {
+    const p = pool({ size: 1, timeoutMs: 300, timeoutError: (ms) => new Error(`over ${ms} ms`) });
+    const stuck = p.run({ op: "hang", value: "x" });
+    const next = p.run(echo("next"));
+    await expect(stuck).rejects.toThrow("over 300 ms");
+    expect(await next).toBe("next");
+  });
+
+  test("a thread that dies fails its job and is replaced", async () => {
+    const p = pool({ size: 1 });
+    await expect(p.run({ op: "crash", value: "x" })).rejects.toMatchObject({ code: "internal" });
+    expect(await p.run(echo("alive"))).toBe("alive");
+    await expect(p.run({ op: "exit", value: "x" })).rejects.toMatchObject({ code: "internal" });
+    expect(await p.run(echo("again"))).toBe("again");
+  });
+
+  test("a broadcast reaches every started thread before the next job it takes", async () => {
+    const p = pool({ size: 2 });
+    await Promise.all([p.run(echo("a")), p.run(echo("b"))]);
+    p.broadcast({ type: "file", name: "seen" });
+    expect(await Promise.all([p.run(echo("a")), p.run(echo("b"))])).toEqual(["a/seen", "b/seen"]);
+  });
+
+  test("close fails waiting and running jobs and refuses new ones", async () => {
+    const p = pool({ size: 1 });
+    const stuck = p.run({ op: "hang", value: "x" });
+    const waiting = p.run(echo("w"));
+    await p.close();
+    await expect(stuck).rejects.toMatchObject({ code: "unavailable" });
+    await expect(waiting).rejects.toMatchObject({ code: "unavailable" });
+    await expect(p.run(echo("late"))).rejects.toMatchObject({ code: "unavailable" });
+  });
+});

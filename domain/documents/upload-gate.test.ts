@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test";
+import { AppError } from "../errors.ts";
+import { UploadGate } from "./upload-gate.ts";
+
+describe("UploadGate", () => {
+  test("runs `concurrency` at once, queues FIFO up to maxQueued, refuses beyond with 503 + Retry-After", async () => {
+    const gate = new UploadGate({ concurrency: 2, maxQueued: 1, maxWaitMs: 10_000, retryAfterSeconds: 7 });
+    const a = await gate.acquire();
+    const b = await gate.acquire();
+    let cGranted = false;
+    const c = gate.acquire().then((r) => {
+      cGranted = true;
+      return r;
+    });
+    expect(gate.stats).toEqual({ running: 2, queued: 1 });
+    const refused = await gate.acquire().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).status).toBe(503);
+    expect((refused as AppError).headers).toEqual({ "Retry-After": "7" });
+    expect(cGranted).toBe(false);
+    a();
+    a(); // a second release of the same slot is a no-op
+    const releaseC = await c;
+    expect(gate.stats).toEqual({ running: 2, queued: 0 });
+    b();
+    releaseC();
+    expect(gate.stats).toEqual({ running: 0, queued: 0 });
+  });
+
+  test("a waiter that waits past maxWaitMs is refused and leaves the queue", async () => {
+    const gate = new UploadGate({ concurrency: 1, maxQueued: 4, maxWaitMs: 30 });
+    const a = await gate.acquire();
+    const late = await gate.acquire().catch((e: unknown) => e);
+    expect((late as AppError).code).toBe("unavailable");
+    expect(gate.stats).toEqual({ running: 1, queued: 0 });
+    a();
+    const next = await gate.acquire();
+    expect(gate.stats.running).toBe(1);
+    next();
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * Streams a multipart/form-data request through busboy without buffering more than the
+ * one file it keeps (at most `maxFileBytes`). The moment the file passes the limit, or a
+ * second file starts, reading stops (the request stream is cancelled) and the error is
+ * thrown, so a 60 MB upload is refused after ~50 MB, not after all of it arrived.
+ */
+import busboy from "busboy";
+import { AppError, type ValidationIssue } from "../../../domain/errors.ts";
+
+export interface FormFile {
+  field: string;
+  filename: string;
+  mimeType: string;
+  bytes: Uint8Array;
+}
+
+export interface ParsedForm {
+  /** Every value of every text field, in arrival order. */
+  fields: Map<string, string[]>;
+  file: FormFile | null;
+}
+
+export interface MultipartLimits {
+  maxFileBytes: number;
+  /** Text fields at most. */
+  maxFields: number;
+  /** Bytes per text field value. */
+  maxFieldBytes: number;
+}
+
+/** Bytes of multipart framing and text fields tolerated on top of the file in Content-Length. */
+export function maxBodyBytes(l: MultipartLimits): number {
+  return l.maxFileBytes + l.maxFields * (l.maxFieldBytes + 512) + 64 * 1024;
+}
+
+export function tooLarge(maxFileBytes: number): AppError {
+  const mb = Math.round(maxFileBytes / (1024 * 1024));
+  // Connection: close, so the client stops sending the rest of a body nobody will read.
+  return new AppError("payload_too_large", `The file exceeds the upload limit of ${mb} MB`, undefined, {
+    Connection: "close",
+  });
+}
+
+function invalid(loc: string[], msg: string, type: string, input: unknown = null, ctx: Record<string, unknown> = {}) {
+  const issue: ValidationIssue = { loc, msg, type, input, ctx };
+  return AppError.validation([issue]);
+}
+
+export async function readMultipart(req: Request, limits: MultipartLimits): Promise<ParsedForm> {
+  const contentType = req.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) {
+    throw invalid(["header", "content-type"], "Expected a multipart/form-data body", "multipart_expected", contentType);
+  }
+  const declared = Number(req.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBodyBytes(limits)) {
+    await req.body?.cancel().catch(() => {});
+    throw tooLarge(limits.maxFileBytes);
+  }
+  if (!req.body) throw invalid(["body", "file"], "Field required", "missing");
+
+  let bb: busboy.Busboy;
+  try {
+    bb = busboy({
+      headers: { "content-type": contentType },
+      defParamCharset: "utf8",
+      limits: {
+        // One byte over the limit is enough to know the file is too large.
+        fileSize: limits.maxFileBytes + 1,
+        files: 2,
+        fields: limits.maxFields,
+        fieldSize: limits.maxFieldBytes,
+        parts: limits.maxFields + 2,
+      },
+    });
+  } catch (err) {
+    throw invalid(["header", "content-type"], (err as Error).message, "multipart_invalid", contentType);
+  }
+
+  const fields = new Map<string, string[]>();
+  let file: FormFile | null = null;
+  let failure: AppError | null = null;
+  const fail = (e: AppError) => {
+    failure ??= e;
+  };
+
+  bb.on("field", (name, value, info) => {
+    if (info.valueTruncated) {
+      fail(
+        invalid(
+          ["body", name],
+          `String should have at most ${limits.maxFieldBytes} characters`,
+          "string_too_long",
+          null,
+          {
+            max_length: limits.maxFieldBytes,
+          },
+        ),
+      );
+      return;
+    }
+    const list = fields.get(name) ?? [];
+    list.push(value);
+    fields.set(name, list);
+  });
+  bb.on("file", (name, stream, info) => {
+    // Destroying the parser on a refusal ends open file streams with an error: expected, not a crash.
+    stream.on("error", () => {});
+    if (file !== null) {
+      stream.resume();
+      fail(invalid(["body", name], "Only one file may be uploaded per request", "too_many_files"));
+      return;
+    }
+    const parts: Buffer[] = [];
+    let size = 0;
+    const current: FormFile = {
+      field: name,
+      filename: info.filename ?? "",
+      mimeType: info.mimeType,
+      bytes: new Uint8Array(),
+    };
+    file = current;
+    stream.on("data", (d: Buffer) => {
+      size += d.length;
+      if (size > limits.maxFileBytes) {
+        parts.length = 0;
+        fail(tooLarge(limits.maxFileBytes));
+        return;
+      }
+      parts.push(d);
+    });
+    stream.on("limit", () => fail(tooLarge(limits.maxFileBytes)));
+    stream.on("end", () => {
+      if (size <= limits.maxFileBytes) current.bytes = new Uint8Array(Buffer.concat(parts, size));
+    });
+  });
+  bb.on("fieldsLimit", () =>
+    fail(invalid(["body"], `At most ${limits.maxFields} form fields are accepted`, "too_many_fields")),
+  );
+  bb.on("partsLimit", () => fail(invalid(["body"], "Too many form parts", "too_many_fields")));
+
+  const finished = new Promise<void>((resolve, reject) => {
+    bb.once("close", () => resolve());
+    // `on`, not `once`: a second error (e.g. during destroy) must not become an uncaught one.
+    bb.on("error", (err) => reject(err));
+  });
+  // A rejection before we await it must not surface as an unhandled rejection.
+  finished.catch(() => {});
+
+  const reader = req.body.getReader();
+  try {
+    for (;;) {
+      if (failure) break;
+      const { done, value } = await reader.read();
+      if (done) {
+        bb.end();
+        break;
+      }
+      if (!bb.write(value) && !failure) {
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            bb.off("drain", go);
+            bb.off("error", go);
+            resolve();
+          };
+          bb.on("drain", go);
+          bb.on("error", go);
+        });
+      }
+    }
+    if (!failure) await finished;
+  } catch (err) {
+    if (!failure) {
+      // A malformed body (busboy) or a client that went away mid-upload.
+      fail(invalid(["body"], `Malformed multipart body: ${(err as Error).message}`, "multipart_invalid"));
+    }
+  }
+  if (failure) {
+    await reader.cancel().catch(() => {});
+    bb.destroy();
+    throw failure;
+  }
+  return { fields, file };
+}

@@ -1,0 +1,151 @@
+/**
+ * The upload body is streamed: a file past 50 MB is refused while it is still arriving (the
+ * server stops reading and answers 413), and uploads beyond the per-instance bound are
+ * refused with 503 + Retry-After before their body is read.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import { MAX_UPLOAD_BYTES } from "../../../domain/documents/types.ts";
+import { type Caller, type DocsFixture, startDocsFixture } from "./fixtures.ts";
+
+const MB = 1024 * 1024;
+
+describe("413 while streaming", () => {
+  let fx: DocsFixture;
+  let alice: Caller;
+  let server: ReturnType<typeof Bun.serve>;
+
+  beforeAll(async () => {
+    fx = await startDocsFixture();
+    alice = await fx.caller(`stream-${crypto.randomUUID()}@example.com`, ["analyst"]);
+    server = Bun.serve({ port: 0, fetch: (req) => fx.svc.service.fetch(req) });
+  });
+  afterAll(async () => {
+    server.stop(true);
+    await fx.svc.close();
+  });
+
+  test("a 200 MB chunked upload is answered 413 after about 50 MB, before the client has sent it all", async () => {
+    const boundary = "----cairnboundary";
+    const head =
+      `--${boundary}\r\nContent-Disposition: form-data; name="tenant_id"\r\n\r\n${fx.svc.tenantId}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="identity_id"\r\n\r\n${alice.user.id}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.txt"\r\n` +
+      "Content-Type: text/plain\r\n\r\n";
+    const target = 200 * MB;
+    const sock = connect(server.port as number, "127.0.0.1");
+    await new Promise<void>((resolve, reject) => {
+      sock.once("connect", () => resolve());
+      sock.once("error", reject);
+    });
+    let response = "";
+    let ended = false;
+    sock.on("data", (d) => {
+      response += d.toString("latin1");
+    });
+    sock.on("error", () => {
+      ended = true;
+    });
+    sock.on("close", () => {
+      ended = true;
+    });
+    const chunk = (data: Buffer | string) => {
+      const b = typeof data === "string" ? Buffer.from(data) : data;
+      return sock.write(Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from("\r\n")]));
+    };
+    sock.write(
+      `POST /v1/documents/upload HTTP/1.1\r\nHost: cairn.test\r\nX-API-Key: ${alice.key}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
+    chunk(head);
+    const block = Buffer.alloc(MB, "a".charCodeAt(0));
+    let sent = 0;
+    // Write only as fast as the server reads (wait for drain): `sent` is what it accepted.
+    while (sent < target && !ended && response === "") {
+      const ok = chunk(block);
+      sent += block.length;
+      if (!ok) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearInterval(poll);
+            resolve();
+          };
+          const poll = setInterval(() => {
+            if (ended || response !== "") done();
+          }, 20);
+          sock.once("drain", done);
+        });
+      }
+    }
+    // Let the response (if still in flight) arrive.
+    for (let i = 0; i < 100 && !response.includes("\r\n\r\n"); i++) await Bun.sleep(20);
+    sock.destroy();
+    expect(response.startsWith("HTTP/1.1 413")).toBe(true);
+    expect(response).toContain("exceeds the upload limit of 50 MB");
+    // The server read past the limit (it had to, to know) but stopped long before the end.
+    expect(sent).toBeGreaterThan(MAX_UPLOAD_BYTES);
+    // Socket buffers hold a few MB; 52 MB of the 200 were sent in practice.
+    expect(sent).toBeLessThan(MAX_UPLOAD_BYTES + 40 * MB);
+  }, 120_000);
+
+  test("a file of exactly 50 MB is not refused for its size", async () => {
+    // All spaces: it passes the size check, then has no text (422), which proves the 413 did not fire.
+    const file = new File([new Uint8Array(MAX_UPLOAD_BYTES).fill(0x20)], "spaces.txt", { type: "text/plain" });
+    const res = await fx.upload(alice, file);
+    expect(res.status).toBe(422);
+  }, 120_000);
+
+  test("one byte more is 413", async () => {
+    const file = new File([new Uint8Array(MAX_UPLOAD_BYTES + 1).fill(0x20)], "spaces.txt", { type: "text/plain" });
+    const res = await fx.upload(alice, file);
+    expect(res.status).toBe(413);
+  }, 120_000);
+});
+
+describe("bounded uploads per instance", () => {
+  let fx: DocsFixture;
+  let alice: Caller;
+
+  beforeAll(async () => {
+    fx = await startDocsFixture({ CAIRN_UPLOAD_CONCURRENCY: "1", CAIRN_UPLOAD_QUEUE: "0" });
+    alice = await fx.caller(`gate-${crypto.randomUUID()}@example.com`, ["analyst"]);
+  });
+  afterAll(() => fx.svc.close());
+
+  test("a second upload while the only slot is busy is 503 with Retry-After; the slot is released after", async () => {
+    const boundary = "gateboundary";
+    const ctl: { push: (s: string) => void; finish: () => void } = { push: () => {}, finish: () => {} };
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const enc = new TextEncoder();
+        ctl.push = (s) => controller.enqueue(enc.encode(s));
+        ctl.finish = () => controller.close();
+      },
+    });
+    const slow = fx.svc.request("/v1/documents/upload", {
+      method: "POST",
+      headers: { "x-api-key": alice.key, "content-type": `multipart/form-data; boundary=${boundary}` },
+      body,
+      // @ts-expect-error Bun accepts a streamed request body
+      duplex: "half",
+    });
+    ctl.push(`--${boundary}\r\nContent-Disposition: form-data; name="tenant_id"\r\n\r\n${fx.svc.tenantId}\r\n`);
+    await Bun.sleep(50);
+
+    const refused = await fx.upload(alice, new File(["hello"], "x.txt"));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+
+    ctl.push(`--${boundary}\r\nContent-Disposition: form-data; name="identity_id"\r\n\r\n${alice.user.id}\r\n`);
+    ctl.push(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="e.txt"\r\n\r\n\r\n--${boundary}--\r\n`,
+    );
+    ctl.finish();
+    const first = await slow;
+    expect(first.status).toBe(422);
+    expect(((await first.json()) as { detail: { type: string }[] }).detail[0]?.type).toBe("empty_file");
+
+    const after = await fx.upload(alice, new File([""], "again.txt"));
+    expect(after.status).toBe(422);
+  });
+});

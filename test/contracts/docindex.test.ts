@@ -1,0 +1,78 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OpenSearchDocumentIndex, SqliteDocumentIndex } from "../../adapters/docindex/index.ts";
+import { engineUrl } from "../engines.ts";
+import { startTestService } from "../harness.ts";
+import { prng } from "../prng.ts";
+import { ACL_OPEN, chunks, meta, runDocumentIndexContract, unitVector } from "./docindex.contract.ts";
+import { runNamespaceContract } from "./namespaces.contract.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "cairn-docidx-contract-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// One search thread: the searches cross to a worker exactly as in the service.
+// The embedded index is cheap to fill, so its ACL property test runs more random corpora.
+runDocumentIndexContract(
+  "SQLite FTS5 + sqlite-vec",
+  () => new SqliteDocumentIndex({ dataDir: dir, searchThreads: 1 }),
+  { aclCorpora: 12 },
+);
+runDocumentIndexContract(
+  "SQLite, searches inline",
+  () => new SqliteDocumentIndex({ dataDir: join(dir, "inline"), searchThreads: 0 }),
+);
+
+const url = engineUrl("opensearch");
+runDocumentIndexContract("OpenSearch (BM25 + Lucene kNN)", () =>
+  url ? new OpenSearchDocumentIndex({ url, indexPrefix: `t${crypto.randomUUID().slice(0, 8)}-` }) : undefined,
+);
+if (url) {
+  // The cluster index is also the provisioning NamespacePort: a prefix per test gives each
+  // one a namespace of its own on the shared node.
+  // The prefix follows the data directory, so "close and reopen" finds the same indexes.
+  const prefixOf = (dataDir: string) =>
+    `n${new Bun.CryptoHasher("sha256").update(dataDir).digest("hex").slice(0, 10)}-`;
+  runNamespaceContract(
+    "document index (OpenSearch)",
+    (dataDir) => new OpenSearchDocumentIndex({ url, indexPrefix: prefixOf(dataDir) }),
+  );
+}
+
+describe.skipIf(!url)("cluster profile wiring", () => {
+  test("CAIRN_OPENSEARCH_URL puts the service's document index on OpenSearch; the barrier path reaches it", async () => {
+    const svc = await startTestService({ CAIRN_OPENSEARCH_URL: url as string });
+    const t = { tenantId: svc.tenantId, slug: "wired" };
+    const index = svc.service.engines.documentIndex;
+    try {
+      expect(index).toBeInstanceOf(OpenSearchDocumentIndex);
+      const os = index as OpenSearchDocumentIndex;
+      await os.ensureNamespace(t);
+      await os.smokeTest(t);
+      const user = await svc.user("wired@docs.test", "enterprise", ["analyst"]);
+      const { documents, barriers } = svc.service.deps;
+      const wall = await barriers.create(svc.tenantId, { name: "Kestrel", description: "", createdBy: "test" });
+      const docId = crypto.randomUUID();
+      await os.putDocument(
+        t,
+        meta(docId, { acl: { ...ACL_OPEN, barrier_id: wall.barrier_id } }),
+        chunks(docId, ["kestrel diligence"], [unitVector(prng(3))]),
+      );
+      const find = async () => {
+        const access = await documents.accessFor({ tenantId: svc.tenantId, userId: user.id, roles: user.roles });
+        return (await documents.search(t, access, { query: "kestrel", filters: {}, k: 3, mode: "bm25" })).map(
+          (h) => h.doc_id,
+        );
+      };
+      expect(await find()).toEqual([]);
+      await barriers.cross(svc.tenantId, wall.barrier_id, String(user.id), "test");
+      expect(await find()).toEqual([docId]);
+      await barriers.revoke(svc.tenantId, wall.barrier_id, String(user.id), "test");
+      expect(await find()).toEqual([]);
+    } finally {
+      await (index as OpenSearchDocumentIndex).dropNamespace(t);
+      await svc.close();
+    }
+  });
+});
