@@ -11,6 +11,24 @@ export {
   type SupervisionOptions,
 } from "./actor.ts";
 export {
+  addressPrefix,
+  authenticatedBody,
+  FrameCache,
+  framed,
+  MSG as COLLAB_MSG,
+  permissionDeniedBody,
+} from "./collab-frames.ts";
+export { CollabRoom } from "./collab-room.ts";
+export { CollabRooms, type CollabRoomsOptions, type CollabRoomsStats } from "./collab-rooms.ts";
+export { DebouncedSaver, type SaverOptions } from "./collab-saver.ts";
+export {
+  type CollabPeer,
+  ROOM_DEFAULTS,
+  type RoomDeps,
+  type RoomLogger,
+  type RoomOptions,
+} from "./collab-types.ts";
+export {
   DEFAULT_FAIL_REASON,
   type DiscardReason,
   Mailbox,

@@ -217,6 +217,23 @@ describe("NewsHub across instances (in-memory bus)", () => {
     await b.close();
   });
 
+  test("closeStreams() closes every stream with 1001 and refuses new ones, but articles still flow between instances", async () => {
+    const { a, b, sa, sb } = await twoHubs();
+    expect(a.closeStreams()).toBe(1);
+    expect(sa.closedWith).toBe(1001);
+    expect(a.stats().subscribers).toBe(0);
+    expect(a.connect(new RecordingSink(), meta(3))).toBeNull();
+    expect(a.closeStreams()).toBe(0);
+    // The ingest keeps publishing until its workers stop: stored articles still reach others.
+    const x = makeArticle({ title: "during shutdown" });
+    await a.publish(x);
+    await tick();
+    expect(sb.articles().map((f) => f.data.article_id)).toEqual([x.article_id]);
+    expect(sa.articles()).toHaveLength(0);
+    await a.close();
+    await b.close();
+  });
+
   test("the ring keeps the newest articles only, newest first", async () => {
     const hub = new NewsHub({ pubsub: null, channel: "x", logger: quiet, ringSize: 3 });
     const arts = Array.from({ length: 5 }, (_, i) => makeArticle({ title: `n${i}` }));

@@ -116,6 +116,8 @@ export class NewsHub implements NewsPublisher {
   private hseq = 0;
   private unsubscribe: (() => Promise<void>) | null = null;
   private closing: Promise<void> | undefined;
+  /** Set by closeStreams(): new connections are refused, articles are still accepted. */
+  private refusing = false;
   private lastFailureLog = Number.NEGATIVE_INFINITY;
   private readonly counts = {
     published: 0,
@@ -190,7 +192,7 @@ export class NewsHub implements NewsPublisher {
    * Null once the hub is closing (the caller closes the socket with 1001).
    */
   connect(sink: NewsSink, meta: SubscriberMeta): NewsSubscriber | null {
-    if (this.closing) return null;
+    if (this.closing || this.refusing) return null;
     const compiled = compileFilter({});
     const sub = new NewsSubscriber(
       meta,
@@ -229,6 +231,23 @@ export class NewsHub implements NewsPublisher {
       if (sub.meta.tenant_id !== tenantId) continue;
       sub.closeSocket(code, reason);
       this.disconnect(sub);
+      closed++;
+    }
+    return closed;
+  }
+
+  /**
+   * Shutdown begins: closes every stream socket (1001, going away) and refuses new ones,
+   * because Bun's graceful stop waits for open sockets. Unlike close(), the hub keeps
+   * accepting articles (the ingest workers stop later) and stays on the channel. Idempotent;
+   * returns how many sockets were closed.
+   */
+  closeStreams(code = 1001, reason = "server shutting down"): number {
+    this.refusing = true;
+    let closed = 0;
+    for (const sub of [...this.subscribers]) {
+      this.disconnect(sub);
+      sub.closeSocket(code, reason);
       closed++;
     }
     return closed;

@@ -10,10 +10,23 @@
  *   is closed. A slow reader answers pings and is never closed for being slow.
  * - maxPayloadLength 1 MiB for client frames; each kind applies its own smaller limit.
  */
-import type { Server, WebSocketHandler } from "bun";
+import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { NewsHub, NewsLogger } from "../actors/index.ts";
+import type { CollabSocketData } from "./collab/connection.ts";
+import type { CollabHandlers } from "./collab/handlers.ts";
 import { type NewsSocketData, newsStreamHandlers } from "./news/stream.ts";
 
+export {
+  COLLAB_LIMITS,
+  type CollabLimits,
+  type CollabLogger,
+  type CollabSocketData,
+  type CollabSocketDeps,
+  denialReason,
+  isDocumentId,
+} from "./collab/connection.ts";
+export { type CollabHandlers, collabHandlers } from "./collab/handlers.ts";
+export { COLLAB_PATH, type CollabUpgradeDeps, handleCollabUpgrade, isCollabPath } from "./collab/upgrade.ts";
 export {
   type ClientMessage,
   encodeControl,
@@ -23,27 +36,46 @@ export {
 } from "./news/protocol.ts";
 export type { NewsSocketData } from "./news/stream.ts";
 
-/** Every kind of socket the server upgrades to (the collaboration socket joins this union). */
-export type SocketData = NewsSocketData;
+/** Every kind of socket the server upgrades to. */
+export type SocketData = NewsSocketData | CollabSocketData;
 
 export type CairnServer = Server<SocketData>;
 
-export function makeWebSocketHandler(deps: { newsHub: NewsHub; logger: NewsLogger }): WebSocketHandler<SocketData> {
+/** The service's socket settings, shared by every server that speaks its protocols (tests, bench). */
+export const SOCKET_SETTINGS = {
+  backpressureLimit: 1024 * 1024,
+  closeOnBackpressureLimit: false,
+  idleTimeout: 120,
+  sendPings: true,
+  maxPayloadLength: 1024 * 1024,
+  perMessageDeflate: false,
+} as const;
+
+export function makeWebSocketHandler(deps: {
+  newsHub: NewsHub;
+  logger: NewsLogger;
+  /** Collaboration sockets (spec 4.7, collabHandlers); without it none are upgraded. */
+  collab?: CollabHandlers;
+}): WebSocketHandler<SocketData> {
   const news = newsStreamHandlers(deps.newsHub, deps.logger);
+  const collab = deps.collab ?? null;
   return {
-    backpressureLimit: 1024 * 1024,
-    closeOnBackpressureLimit: false,
-    idleTimeout: 120,
-    sendPings: true,
-    maxPayloadLength: 1024 * 1024,
-    perMessageDeflate: false,
-    open: (ws) => news.open(ws),
-    message: (ws, message) => news.message(ws, message),
-    drain: (ws) => news.drain(ws),
-    close: (ws, code, reason) => news.close(ws, code, reason),
+    ...SOCKET_SETTINGS,
+    // Bun types the socket by the union; each branch narrows it by `kind`.
+    open: (ws) => (isCollab(ws) ? collab?.open(ws) : news.open(ws as ServerWebSocket<NewsSocketData>)),
+    message: (ws, message) =>
+      isCollab(ws) ? collab?.message(ws, message) : news.message(ws as ServerWebSocket<NewsSocketData>, message),
+    drain: (ws) => (isCollab(ws) ? collab?.drain(ws) : news.drain(ws as ServerWebSocket<NewsSocketData>)),
+    close: (ws, code, reason) =>
+      isCollab(ws) ? collab?.close(ws, code, reason) : news.close(ws as ServerWebSocket<NewsSocketData>, code, reason),
     // A handler that throws must cost one connection's frame, never the process.
-    error: (error, ws) => deps.logger.error({ err: error, conn_id: ws.data.conn_id }, "news socket handler failed"),
+    error: (error, ws) =>
+      deps.logger.error({ err: error, conn_id: ws.data.conn_id, kind: ws.data.kind }, "socket handler failed"),
   };
+}
+
+function isCollab(ws: ServerWebSocket<SocketData>): ws is ServerWebSocket<CollabSocketData> {
+  return ws.data.kind === "collab";
 }
 
 function isBunServer(x: unknown): x is CairnServer {

@@ -47,6 +47,8 @@ export interface LiveRooms {
    * one is open (anywhere: the update reaches collaborators on every instance), otherwise a
    * room loaded for the call (single-flight with connecting clients). Resolves once the new
    * state has been persisted through CollabPersistence; the room unloads again if nobody is in it.
+   * `by` (optional, additive) names who made the change: the store that persists it records
+   * it as updated_by (a REST PATCH passes the caller or the body's updated_by_*).
    */
-  withDoc(docId: string, origin: unknown, fn: (doc: Y.Doc) => void): Promise<void>;
+  withDoc(docId: string, origin: unknown, fn: (doc: Y.Doc) => void, by?: UpdatedBy): Promise<void>;
 }
