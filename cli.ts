@@ -15,6 +15,9 @@
  *                                                      Reddit CSV/listings, X posts (shared data's news/)
  *   bun run cli build-topics [--data-dir PATH]        extracted and emerging topics over both (PATH holds
  *                                                      news/sentiment/loughran_mcdonald; default: the cwd upwards)
+ *   bun run cli ingest-market --tenant SLUG --dir PATH [--force]
+ *                                                      market bars/ticks/quotes CSVs (shared data's market/) into
+ *                                                      the tenant's real-time tables (QuestDB ILP or embedded DuckDB)
  * Values go to stdout alone, so `$(bun run cli token --email a@b.c)` works.
  */
 import { resolve } from "node:path";
@@ -26,7 +29,7 @@ import { isUserTier } from "./domain/tiers.ts";
 import { signUserToken } from "./http/auth/jwt.ts";
 import { loadInstallationSecrets } from "./http/auth/secrets.ts";
 import { createLogger } from "./http/logger.ts";
-import { openControlPlane, openFinancials } from "./main.ts";
+import { openControlPlane, openFinancials, openTimeSeries } from "./main.ts";
 import {
   DEMO_TENANT_SLUG,
   DEMO_USERS,
@@ -37,6 +40,7 @@ import {
   seedDemo,
 } from "./pipelines/demo-seed.ts";
 import { ingestFilingsDirectory } from "./pipelines/filings/index.ts";
+import { ingestMarketDirectory } from "./pipelines/market-ingest.ts";
 import { createCompanyLinker, type IngestStats, NewsIngestor } from "./pipelines/news/index.ts";
 import {
   type IngestReport,
@@ -68,6 +72,7 @@ async function main(argv: string[]): Promise<void> {
       force: { type: "boolean" },
       online: { type: "boolean" },
       cik: { type: "string" },
+      tenant: { type: "string" },
     },
     strict: true,
   });
@@ -196,9 +201,26 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         break;
       }
+      case "ingest-market": {
+        if (!values.tenant || !values.dir) fail("ingest-market needs --tenant SLUG and --dir PATH");
+        const tenant = await store.getTenantBySlug(values.tenant);
+        if (!tenant) fail(`no tenant '${values.tenant}'`);
+        // Embedded profile: the DuckDB file is locked while the service runs; stop it first.
+        const ts = openTimeSeries(config);
+        try {
+          const ref = { tenantId: tenant.tenant_id, slug: tenant.slug };
+          if (!(await ts.realtime.ready(ref)))
+            fail(`tenant '${tenant.slug}' has no time-series namespace (provision it)`);
+          const report = await ingestMarketDirectory(ts.realtime, ref, resolve(values.dir), { force: values.force });
+          process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        } finally {
+          await ts.close();
+        }
+        break;
+      }
       default:
         fail(
-          `unknown command '${command ?? ""}' (seed | token | apikey | admin-key | demo-key | ingest-sec | ingest-transcripts | ingest-filings | ingest-news | build-topics); demo tenant slug: ${DEMO_TENANT_SLUG}`,
+          `unknown command '${command ?? ""}' (seed | token | apikey | admin-key | demo-key | ingest-sec | ingest-transcripts | ingest-filings | ingest-news | build-topics | ingest-market); demo tenant slug: ${DEMO_TENANT_SLUG}`,
         );
     }
   } finally {

@@ -70,3 +70,19 @@ describe("SEC ingest configuration", () => {
     expect(on.sec).toMatchObject({ online: true, userAgent: "Acme Research ops@acme.example" });
   });
 });
+
+describe("document extraction configuration", () => {
+  test("defaults; a vision model needs both URL and model", () => {
+    expect(loadConfig({}).extraction).toEqual({ concurrency: 2, timeoutMs: 120_000, maxOcrPages: 50, vision: null });
+    expect(() => loadConfig({ CAIRN_VISION_URL: "http://127.0.0.1:8000/v1" })).toThrow(/CAIRN_VISION_MODEL: required/);
+    expect(() => loadConfig({ CAIRN_VISION_URL: "ftp://x", CAIRN_VISION_MODEL: "m" })).toThrow(/CAIRN_VISION_URL/);
+    expect(() => loadConfig({ CAIRN_EXTRACT_CONCURRENCY: "0" })).toThrow(/CAIRN_EXTRACT_CONCURRENCY/);
+    const c = loadConfig({ CAIRN_VISION_URL: "http://127.0.0.1:8000/v1", CAIRN_VISION_MODEL: "qwen2.5-vl" });
+    expect(c.extraction.vision).toEqual({
+      url: "http://127.0.0.1:8000/v1",
+      model: "qwen2.5-vl",
+      apiKey: undefined,
+      timeoutMs: 30_000,
+    });
+  });
+});

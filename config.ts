@@ -4,7 +4,8 @@
  * profile (SQLite, in-process queue and counters); each URL moves one capability
  * onto its real engine. A bad value fails start-up with a message naming it.
  */
-import { resolve } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { SOURCE_TYPES, type SourceType } from "./domain/news.ts";
 
@@ -53,6 +54,10 @@ const newsFeeds = z
     entries.map((e) => ({ type: e.slice(0, e.indexOf(":")) as SourceType, url: e.slice(e.indexOf(":") + 1) })),
   );
 
+/** Local embedding model choices (adapters/embeddings/models.ts EMBEDDING_MODELS; a test keeps them equal). */
+export const EMBEDDING_MODEL_CHOICES = ["bge-small-en-v1.5+e5-small-v2", "bge-base-en-v1.5"] as const;
+export type EmbeddingModelChoice = (typeof EMBEDDING_MODEL_CHOICES)[number];
+
 const boolFlag = z
   .enum(["0", "1", "true", "false", ""])
   .optional()
@@ -71,6 +76,14 @@ export const EnvSchema = z.object({
     .default("cairn"),
   /** The lab's lakehouse gateway (docs/lakehouse-gateway.md); unset = no lakehouse configured. */
   CAIRN_LAKEHOUSE_URL: optionalUrl(["http", "https"]),
+  /** QuestDB's HTTP endpoint (/exec and ILP over HTTP) for real-time tables; unset = the embedded DuckDB engine. */
+  CAIRN_QUESTDB_URL: optionalUrl(["http", "https"]),
+  /** OpenSearch for the per-tenant document indexes (docs/search.md); unset = embedded SQLite files. */
+  CAIRN_OPENSEARCH_URL: optionalUrl(["http", "https"]),
+  /** Replicas of each tenant's OpenSearch index (0 on a single node). */
+  CAIRN_OPENSEARCH_REPLICAS: z.coerce.number().int().min(0).max(5).default(0),
+  /** Threads that run embedded document searches (brute-force KNN) off the event loop; 0 = inline. */
+  CAIRN_SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(1),
   /** Shared token the service sends to the lab gateway (X-Lab-Token). */
   CAIRN_LAB_TOKEN: optionalSecret(16),
   /**
@@ -97,6 +110,14 @@ export const EnvSchema = z.object({
   CAIRN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(31_536_000).default(86_400),
   CAIRN_ADMIN_API_KEY: optionalSecret(24),
   CAIRN_COLLAB_SECRET: optionalSecret(16),
+  /** Collaboration rooms: save this long after the last change (docs/collab.md)... */
+  CAIRN_COLLAB_DEBOUNCE_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
+  /** ...but never later than this after the first unsaved change. */
+  CAIRN_COLLAB_MAX_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  /** Grace after the last client leaves before a room is flushed and unloaded. */
+  CAIRN_COLLAB_UNLOAD_MS: z.coerce.number().int().min(1).max(3_600_000).default(1_000),
+  /** Set when the collaboration server runs apart: it loads, stores and authorises through this API. */
+  CAIRN_COLLAB_API_URL: optionalUrl(["http", "https"]),
   /** Outgoing mail for POST /v1/share/email; unset = e-mail sharing answers 503. */
   CAIRN_SMTP_URL: optionalUrl(["smtp", "smtps"]),
   /** From address of shared mail; a bare address or `Name <address>`. */
@@ -146,8 +167,99 @@ export const EnvSchema = z.object({
   CAIRN_INSTANCE_ID: z.string().min(1).optional(),
   /** How long a claimed job is held without renewal; a crashed worker's job waits this long. */
   CAIRN_JOB_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** Time between tiering runs of real-time table partitions (docs/tiering.md); 0 = no schedule. */
+  CAIRN_TIERING_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400_000)
+    .default(3_600_000)
+    .refine((v) => v === 0 || v >= 1_000, "must be 0 (off) or at least 1000"),
+  /** Object storage root of the embedded profile; default <CAIRN_DATA_DIR>/lakehouse/objects. */
+  CAIRN_OBJECT_STORE_DIR: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  /** S3-compatible object storage instead of the directory: `s3://bucket[/prefix]`. */
+  CAIRN_OBJECT_STORE_URL: optionalUrl(["s3"]),
+  /** The S3 endpoint (MinIO, Ceph RGW, ...); unset = AWS. Credentials also come from S3_* / AWS_* variables. */
+  CAIRN_S3_ENDPOINT: optionalUrl(["http", "https"]),
+  CAIRN_S3_REGION: z.string().trim().min(1).default("us-east-1"),
+  CAIRN_S3_ACCESS_KEY_ID: z
+    .string()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  CAIRN_S3_SECRET_ACCESS_KEY: optionalSecret(8),
   /** Test-only: faults for the provisioning pipeline, e.g. `step_4:crash_after` (needs CAIRN_TEST_FAULTS). */
   CAIRN_TEST_FAULT_PLAN: z.string().optional(),
+  /** Local embedding models (docs/embeddings.md), installed by `scripts/setup.sh --models`. */
+  CAIRN_EMBEDDING_MODEL: z.enum(EMBEDDING_MODEL_CHOICES).default("bge-small-en-v1.5+e5-small-v2"),
+  /** Where set-up put the models; default ${XDG_CACHE_HOME:-~/.cache}/cairn/models. */
+  CAIRN_MODELS_DIR: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  /** ONNX Runtime threads for the local models; 0 = one per core. */
+  CAIRN_EMBEDDING_THREADS: z.coerce.number().int().min(0).max(256).default(0),
+  /** Texts per inference batch (local) or per request (remote). */
+  CAIRN_EMBEDDING_BATCH: z.coerce.number().int().min(1).max(512).default(16),
+  /** A remote embeddings endpoint instead of the local models: OpenAI-compatible or TEI /embed. */
+  CAIRN_EMBEDDINGS_URL: optionalUrl(["http", "https"]),
+  /** Wire format of CAIRN_EMBEDDINGS_URL; default tei when the path ends in /embed, else openai. */
+  CAIRN_EMBEDDINGS_API: z.enum(["openai", "tei"]).optional(),
+  /** Model name sent to an OpenAI-compatible endpoint. */
+  CAIRN_EMBEDDINGS_MODEL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  CAIRN_EMBEDDINGS_API_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  /** Width the endpoint must return; the index stores 768-d vectors (spec 8.2). */
+  CAIRN_EMBEDDINGS_DIM: z.coerce
+    .number()
+    .int()
+    .default(768)
+    .refine((v) => v === 768, "must be 768: the document index stores 768-dimensional vectors (spec 8.2)"),
+  /** Prefixes the remote model expects on queries / passages (e.g. "query: " for e5). */
+  CAIRN_EMBEDDINGS_QUERY_PREFIX: z.string().default(""),
+  CAIRN_EMBEDDINGS_PASSAGE_PREFIX: z.string().default(""),
+  /** OpenAI-compatible chat model for agentic answers (base URL, e.g. https://api.openai.com/v1); unset = extractive. */
+  CAIRN_LLM_URL: optionalUrl(["http", "https"]),
+  CAIRN_LLM_MODEL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  CAIRN_LLM_API_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  CAIRN_LLM_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
+  /** OpenAI-compatible vision model for image descriptions (base URL); unset = descriptions derived from layout and OCR. */
+  CAIRN_VISION_URL: optionalUrl(["http", "https"]),
+  CAIRN_VISION_MODEL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  CAIRN_VISION_API_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  CAIRN_VISION_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  /** Extraction worker threads (documents parsed/OCR'd at once), deadline per document, OCR page cap. */
+  CAIRN_EXTRACT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  CAIRN_EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
+  CAIRN_EXTRACT_MAX_OCR_PAGES: z.coerce.number().int().min(0).max(10_000).default(50),
+  /** Uploads processed at once per instance, and how many may wait (and for how long) before 503. */
+  CAIRN_UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  CAIRN_UPLOAD_QUEUE: z.coerce.number().int().min(0).max(1_000).default(8),
+  CAIRN_UPLOAD_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /** Test-only fault hooks (provisioning failure injection). Refused when NODE_ENV=production. */
   CAIRN_TEST_FAULTS: boolFlag,
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -174,10 +286,18 @@ export interface Config {
     ttlSeconds: number;
   };
   readonly lakehouse: { url: string; token: string | undefined } | null;
+  /** The time-series engine's server (docs/rtdb.md); null = embedded DuckDB under dataDir. */
+  readonly questdb: { url: string } | null;
+  /** The document index's server (docs/search.md); null = one SQLite file per tenant under dataDir. */
+  readonly opensearch: { url: string; replicas: number } | null;
+  /** Search threads of the embedded document index. */
+  readonly searchThreads: number;
   /** Parsed key ring, first = active; null means "generate/load one under dataDir". */
   readonly secretKeys: { id: string; key: Buffer }[] | null;
   readonly adminApiKey: string | undefined;
   readonly collabSecret: string | undefined;
+  /** Collaboration rooms (docs/collab.md); apiUrl set = persistence and auth over HTTP. */
+  readonly collab: { debounceMs: number; maxWaitMs: number; unloadMs: number; apiUrl: string | undefined };
   /** SMTP server for e-mail sharing; null = not configured. */
   readonly mail: { url: string; from: string } | null;
   /** SEC ingest (pipelines/sec-ingest): online refresh settings and the market-data folder. */
@@ -204,13 +324,69 @@ export interface Config {
   readonly usageFlushMs: number;
   readonly instanceId: string;
   readonly jobLeaseMs: number;
+  /** Tiering of real-time tables: time between runs (0 = no schedule). */
+  readonly tiering: { intervalMs: number };
+  /** Object storage: a local directory (embedded) or an S3-compatible bucket (cacheDir: local copies for readers). */
+  readonly objectStore:
+    | { kind: "local"; dir: string }
+    | {
+        kind: "s3";
+        bucket: string;
+        prefix: string;
+        endpoint: string | null;
+        region: string;
+        accessKeyId: string | undefined;
+        secretAccessKey: string | undefined;
+        cacheDir: string;
+      };
   readonly testFaults: boolean;
   readonly testFaultPlan: string | undefined;
+  /** Sentence embeddings for documents: local ONNX models, or a remote endpoint when its URL is set. */
+  readonly embeddings:
+    | { kind: "onnx"; model: EmbeddingModelChoice; modelsDir: string; threads: number; batchSize: number }
+    | {
+        kind: "http";
+        url: string;
+        api: "openai" | "tei" | undefined;
+        model: string | undefined;
+        apiKey: string | undefined;
+        dim: number;
+        queryPrefix: string;
+        passagePrefix: string;
+        batchSize: number;
+      };
+  /** Chat model for agentic answers; null = extractive answers. */
+  readonly llm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | null;
+  /** Per-instance bound on document uploads in progress. */
+  readonly uploads: { concurrency: number; maxQueued: number; maxWaitMs: number };
+  /** Text extraction (adapters/extract): worker threads, deadline, OCR cap; vision model or null. */
+  readonly extraction: {
+    concurrency: number;
+    timeoutMs: number;
+    maxOcrPages: number;
+    vision: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | null;
+  };
   readonly nodeEnv: Env["NODE_ENV"];
 }
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
+}
+
+/** `s3://bucket/a/b/` -> bucket and prefix `a/b`. */
+function s3Location(url: string): { bucket: string; prefix: string } {
+  const rest = url.slice("s3://".length);
+  const slash = rest.indexOf("/");
+  const bucket = slash < 0 ? rest : rest.slice(0, slash);
+  const prefix = slash < 0 ? "" : rest.slice(slash + 1).replace(/^\/+|\/+$/g, "");
+  if (
+    !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) ||
+    !/^[A-Za-z0-9_./=-]*$/.test(prefix) ||
+    prefix.includes("..")
+  ) {
+    throw new ConfigError(`Invalid configuration:\n  CAIRN_OBJECT_STORE_URL: '${url}' must be s3://bucket[/prefix]`);
+  }
+  return { bucket, prefix };
 }
 
 /** Parse the environment; throws ConfigError naming every bad variable. */
@@ -225,6 +401,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       "Invalid configuration:\n  CAIRN_SEC_USER_AGENT: required when CAIRN_SEC_ONLINE=1 (SEC fair access)",
     );
+  }
+  if (e.CAIRN_LLM_URL && !e.CAIRN_LLM_MODEL) {
+    throw new ConfigError("Invalid configuration:\n  CAIRN_LLM_MODEL: required when CAIRN_LLM_URL is set");
+  }
+  if (e.CAIRN_VISION_URL && !e.CAIRN_VISION_MODEL) {
+    throw new ConfigError("Invalid configuration:\n  CAIRN_VISION_MODEL: required when CAIRN_VISION_URL is set");
   }
   if (e.CAIRN_TEST_FAULTS && e.NODE_ENV === "production") {
     throw new ConfigError("Invalid configuration:\n  CAIRN_TEST_FAULTS: must be off when NODE_ENV=production");
@@ -250,6 +432,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ttlSeconds: e.CAIRN_TOKEN_TTL_SECONDS,
     },
     lakehouse: e.CAIRN_LAKEHOUSE_URL ? { url: e.CAIRN_LAKEHOUSE_URL, token: e.CAIRN_LAB_TOKEN } : null,
+    questdb: e.CAIRN_QUESTDB_URL ? { url: e.CAIRN_QUESTDB_URL } : null,
+    opensearch: e.CAIRN_OPENSEARCH_URL ? { url: e.CAIRN_OPENSEARCH_URL, replicas: e.CAIRN_OPENSEARCH_REPLICAS } : null,
+    searchThreads: e.CAIRN_SEARCH_THREADS,
     secretKeys: e.CAIRN_SECRET_KEYS
       ? e.CAIRN_SECRET_KEYS.split(",").map((part) => {
           const [id = "", key = ""] = part.split(":");
@@ -258,6 +443,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : null,
     adminApiKey: e.CAIRN_ADMIN_API_KEY,
     collabSecret: e.CAIRN_COLLAB_SECRET,
+    collab: {
+      debounceMs: e.CAIRN_COLLAB_DEBOUNCE_MS,
+      maxWaitMs: Math.max(e.CAIRN_COLLAB_MAX_WAIT_MS, e.CAIRN_COLLAB_DEBOUNCE_MS),
+      unloadMs: e.CAIRN_COLLAB_UNLOAD_MS,
+      apiUrl: e.CAIRN_COLLAB_API_URL,
+    },
     mail: e.CAIRN_SMTP_URL ? { url: e.CAIRN_SMTP_URL, from: e.CAIRN_MAIL_FROM } : null,
     sec: {
       online: e.CAIRN_SEC_ONLINE,
@@ -281,8 +472,69 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     usageFlushMs: e.CAIRN_USAGE_FLUSH_MS,
     instanceId: e.CAIRN_INSTANCE_ID ?? `${process.pid}-${crypto.randomUUID().slice(0, 8)}`,
     jobLeaseMs: e.CAIRN_JOB_LEASE_MS,
+    tiering: { intervalMs: e.CAIRN_TIERING_INTERVAL_MS },
+    objectStore: e.CAIRN_OBJECT_STORE_URL
+      ? {
+          kind: "s3",
+          ...s3Location(e.CAIRN_OBJECT_STORE_URL),
+          endpoint: e.CAIRN_S3_ENDPOINT ?? null,
+          region: e.CAIRN_S3_REGION,
+          accessKeyId: e.CAIRN_S3_ACCESS_KEY_ID,
+          secretAccessKey: e.CAIRN_S3_SECRET_ACCESS_KEY,
+          cacheDir: resolve(dataDir, "object-cache"),
+        }
+      : { kind: "local", dir: resolve(e.CAIRN_OBJECT_STORE_DIR ?? join(dataDir, "lakehouse", "objects")) },
     testFaults: e.CAIRN_TEST_FAULTS,
     testFaultPlan: e.CAIRN_TEST_FAULTS ? e.CAIRN_TEST_FAULT_PLAN : undefined,
+    embeddings: e.CAIRN_EMBEDDINGS_URL
+      ? {
+          kind: "http",
+          url: e.CAIRN_EMBEDDINGS_URL,
+          api: e.CAIRN_EMBEDDINGS_API,
+          model: e.CAIRN_EMBEDDINGS_MODEL,
+          apiKey: e.CAIRN_EMBEDDINGS_API_KEY,
+          dim: e.CAIRN_EMBEDDINGS_DIM,
+          queryPrefix: e.CAIRN_EMBEDDINGS_QUERY_PREFIX,
+          passagePrefix: e.CAIRN_EMBEDDINGS_PASSAGE_PREFIX,
+          batchSize: e.CAIRN_EMBEDDING_BATCH,
+        }
+      : {
+          kind: "onnx",
+          model: e.CAIRN_EMBEDDING_MODEL,
+          modelsDir: resolve(
+            e.CAIRN_MODELS_DIR ?? join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "cairn", "models"),
+          ),
+          threads: e.CAIRN_EMBEDDING_THREADS,
+          batchSize: e.CAIRN_EMBEDDING_BATCH,
+        },
+    llm:
+      e.CAIRN_LLM_URL && e.CAIRN_LLM_MODEL
+        ? {
+            url: e.CAIRN_LLM_URL,
+            model: e.CAIRN_LLM_MODEL,
+            apiKey: e.CAIRN_LLM_API_KEY,
+            timeoutMs: e.CAIRN_LLM_TIMEOUT_MS,
+          }
+        : null,
+    extraction: {
+      concurrency: e.CAIRN_EXTRACT_CONCURRENCY,
+      timeoutMs: e.CAIRN_EXTRACT_TIMEOUT_MS,
+      maxOcrPages: e.CAIRN_EXTRACT_MAX_OCR_PAGES,
+      vision:
+        e.CAIRN_VISION_URL && e.CAIRN_VISION_MODEL
+          ? {
+              url: e.CAIRN_VISION_URL,
+              model: e.CAIRN_VISION_MODEL,
+              apiKey: e.CAIRN_VISION_API_KEY,
+              timeoutMs: e.CAIRN_VISION_TIMEOUT_MS,
+            }
+          : null,
+    },
+    uploads: {
+      concurrency: e.CAIRN_UPLOAD_CONCURRENCY,
+      maxQueued: e.CAIRN_UPLOAD_QUEUE,
+      maxWaitMs: e.CAIRN_UPLOAD_WAIT_MS,
+    },
     nodeEnv: e.NODE_ENV,
   };
 }

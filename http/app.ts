@@ -11,6 +11,9 @@ import type { AppEnv } from "./context.ts";
 import type { AppDeps } from "./deps.ts";
 import { mountOpenApi } from "./openapi.ts";
 import { RequestLog } from "./request-log.ts";
+import { registerBarrierRoutes } from "./routes/barriers/routes.ts";
+import { registerDocumentRoutes } from "./routes/documents/routes.ts";
+import { registerEditorRoutes } from "./routes/editor/routes.ts";
 import { registerExportRoutes } from "./routes/exports/routes.ts";
 import { registerFinancialRoutes } from "./routes/financials/routes.ts";
 import { registerLakehouseRoutes } from "./routes/lakehouse/routes.ts";
@@ -18,6 +21,7 @@ import { registerNewsRoutes } from "./routes/news/routes.ts";
 import { registerNewsStreamRoute } from "./routes/news-stream/routes.ts";
 import { registerLakehouseHealth, registerOpsRoutes } from "./routes/ops/routes.ts";
 import { registerPresentationRoutes } from "./routes/presentations/routes.ts";
+import { registerRagRoutes } from "./routes/rag/routes.ts";
 import { registerRtdbRoutes } from "./routes/rtdb/routes.ts";
 import { registerTenantRoutes } from "./routes/tenants/routes.ts";
 import { registerTopicRoutes } from "./routes/topics/routes.ts";
@@ -97,6 +101,10 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerTopicRoutes(app, deps, guards);
   registerPresentationRoutes(app, deps, guards);
   registerRtdbRoutes(app, deps, guards);
+  registerDocumentRoutes(app, deps.documents, guards);
+  registerBarrierRoutes(app, deps, guards);
+  registerRagRoutes(app, deps.documents, guards);
+  registerEditorRoutes(app, deps, guards);
   mountOpenApi(app);
   return app;
 }

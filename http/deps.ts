@@ -2,6 +2,9 @@
 import type { Logger } from "pino";
 import type { NewsHub } from "../actors/index.ts";
 import type { Config } from "../config.ts";
+import type { BarrierStore } from "../domain/documents/barriers.ts";
+import type { DocumentService } from "../domain/documents/service.ts";
+import type { EditorService } from "../domain/editor/index.ts";
 import type { SpreadsheetRenderer } from "../domain/exports/index.ts";
 import type { FinancialsReader, RevenueSegmentsReader } from "../domain/financials.ts";
 import type { LakehousePort } from "../domain/lakehouse.ts";
@@ -13,7 +16,7 @@ import type { ResearchStores } from "../domain/research.ts";
 import type { SecretBox } from "../domain/secret-box.ts";
 import type { TenantStatus } from "../domain/tenant-status.ts";
 import type { UserTier } from "../domain/tiers.ts";
-import type { RealtimeTablesPort } from "../domain/timeseries/index.ts";
+import type { RealtimeTablesPort, RealtimeTieringView } from "../domain/timeseries/index.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { InstallationSecrets } from "./auth/secrets.ts";
 
@@ -87,6 +90,14 @@ export interface AppDeps {
   revenueSegments: RevenueSegmentsReader;
   /** Real-time tables (spec 4.8) in the tenant's time-series namespace. */
   realtimeTables: RealtimeTablesPort;
+  /** What is tiered to the lakehouse, and reads across hot and tiered rows (docs/tiering.md). */
+  realtimeTiering?: RealtimeTieringView;
+  /** Collaborative editor documents (spec 2.12, 4.7): REST, webhook and the rooms' persistence. */
+  editor: EditorService;
+  /** Document upload, ACL'd search and agentic answers over the tenant's index (spec 4.6). */
+  documents: DocumentService;
+  /** Information barriers and who crossed them (admin API; read fresh by every search). */
+  barriers: BarrierStore;
   /** Set by main.ts during graceful shutdown so /readyz turns 503 first. */
   draining?: () => boolean;
 }

@@ -71,16 +71,25 @@ case "${1:-start}" in
     start_postgres
     start_redis
     ensure_libreoffice
+    scripts/questdb.sh start >/dev/null
+    scripts/opensearch.sh start >/dev/null
+    scripts/s3proxy.sh start >/dev/null
     cat > "$ROOT/engines.env" <<ENV
 export CAIRN_TEST_DATABASE_URL=postgres://cairn@127.0.0.1:$PG_PORT/cairn_test
 export CAIRN_TEST_REDIS_URL=redis://127.0.0.1:$REDIS_PORT
 ENV
+    cat "$ROOT/questdb.env" >> "$ROOT/engines.env"
+    cat "$ROOT/opensearch.env" >> "$ROOT/engines.env"
+    cat "$ROOT/s3proxy.env" >> "$ROOT/engines.env"
     cat "$ROOT/engines.env"
     ;;
   stop)
     bin="$(pg_bin)"
     [ -d "$ROOT/pg" ] && as_pg "$bin/pg_ctl" -D "$ROOT/pg" -m fast stop >/dev/null 2>&1 || true
     redis-cli -p "$REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
+    scripts/questdb.sh stop || true
+    scripts/opensearch.sh stop || true
+    scripts/s3proxy.sh stop || true
     ;;
   *) echo "usage: $0 start|stop" >&2; exit 2 ;;
 esac

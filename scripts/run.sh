@@ -4,7 +4,7 @@
 # the embedded profile (no servers to install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh --lab "queue,lakehouse"
+./scripts/setup.sh --lab "queue,lakehouse" --models
 BUN=node_modules/.bin/bun
 export PORT="${PORT:-8080}"
 export CAIRN_DATA_DIR="${CAIRN_DATA_DIR:-.cairn-data}"

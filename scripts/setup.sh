@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing for the service (and, with --lab [EXTRAS], the Python lab's venv;
-# with --spark-jars, the jars the lab's Spark engine loads).
+# with --spark-jars, the jars the lab's Spark engine loads; with --models, the embedding models).
 # Idempotent: each step is skipped when its inputs have not changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,13 +24,15 @@ fi
 
 lab_extras=""
 spark_jars=0
+models=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --lab)
       lab_extras="queue,dev"
       if [ $# -gt 1 ] && [ "${2#--}" = "$2" ]; then lab_extras="$2"; shift; fi ;;
     --spark-jars) spark_jars=1 ;;
-    *) echo "setup: unknown option $1 (use --lab [EXTRAS] and/or --spark-jars)" >&2; exit 2 ;;
+    --models) models=1 ;;
+    *) echo "setup: unknown option $1 (use --lab [EXTRAS], --spark-jars and/or --models)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -77,3 +79,7 @@ if [ "$spark_jars" = 1 ]; then
     echo "$want" > "$jars/.cairn-stamp"
   fi
 fi
+
+# Sentence-embedding models (adapters/embeddings) from Maven Central into the model cache
+# (CAIRN_MODELS_DIR); the service never downloads them at run time.
+if [ "$models" = 1 ]; then scripts/install-models.sh; fi

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 export CI="${CI:-}"
 
 # The lab with every extra the Python suites exercise, and the jars its Spark engine loads.
-./scripts/setup.sh --lab "queue,dev,lakehouse,spark" --spark-jars || exit 1
+./scripts/setup.sh --lab "queue,dev,lakehouse,spark" --spark-jars --models || exit 1
 export CAIRN_SPARK_JARS="$PWD/lab/.jars"
 ./scripts/engines.sh start >/dev/null || { echo "test: engines failed to start" >&2; exit 1; }
 trap './scripts/engines.sh stop' EXIT

@@ -2,11 +2,15 @@
  * Engine URLs for suites that need a real engine (started by scripts/engines.sh).
  * Under CI a missing engine fails the suite; locally it is skipped with a loud note.
  */
-export type EngineName = "postgres" | "redis";
+export type EngineName = "postgres" | "redis" | "questdb" | "opensearch" | "s3";
 
 const VARS: Record<EngineName, string> = {
   postgres: "CAIRN_TEST_DATABASE_URL",
   redis: "CAIRN_TEST_REDIS_URL",
+  questdb: "CAIRN_TEST_QUESTDB_URL",
+  opensearch: "CAIRN_TEST_OPENSEARCH_URL",
+  /** http://key:secret@host:port/bucket of an S3-compatible store (scripts/s3proxy.sh). */
+  s3: "CAIRN_TEST_S3_URL",
 };
 
 export function engineUrl(name: EngineName): string | undefined {

@@ -28,7 +28,14 @@ export async function startTestService(
 ): Promise<TestService> {
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "cairn-svc-"));
-  const config = loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: "silent", NODE_ENV: "test", ...env });
+  const config = loadConfig({
+    CAIRN_DATA_DIR: dataDir,
+    CAIRN_LOG_LEVEL: "silent",
+    NODE_ENV: "test",
+    // Tiering would drop a suite's old rows mid-test; suites that test it turn it on.
+    CAIRN_TIERING_INTERVAL_MS: "0",
+    ...env,
+  });
   const service = await buildService(config, opts);
   const { store, secrets } = service.deps;
   const slug = opts.tenantSlug ?? `t-${crypto.randomUUID().slice(0, 8)}`;
