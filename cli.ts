@@ -22,6 +22,7 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { LadybugGraph } from "./adapters/graph/index.ts";
 import { readLocalFeeds, SqlNewsStore } from "./adapters/news/index.ts";
 import { openResearchStores } from "./adapters/research/index.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -29,7 +30,7 @@ import { isUserTier } from "./domain/tiers.ts";
 import { signUserToken } from "./http/auth/jwt.ts";
 import { loadInstallationSecrets } from "./http/auth/secrets.ts";
 import { createLogger } from "./http/logger.ts";
-import { openControlPlane, openFinancials, openTimeSeries } from "./main.ts";
+import { openControlPlane, openDocumentIndex, openFinancials, openTimeSeries } from "./main.ts";
 import {
   DEMO_TENANT_SLUG,
   DEMO_USERS,
@@ -88,6 +89,20 @@ async function main(argv: string[]): Promise<void> {
     switch (command) {
       case "seed": {
         const demo = await seedDemo(store);
+        // The demo tenant is created active, so give it the engine namespaces provisioning
+        // would have made: without them uploads, real-time tables and the graph answer 503.
+        const ref = { tenantId: demo.tenant_id, slug: demo.slug };
+        for (const engine of [
+          openDocumentIndex(config),
+          openTimeSeries(config),
+          new LadybugGraph({ dataDir: config.dataDir }),
+        ]) {
+          try {
+            await engine.ensureNamespace(ref);
+          } finally {
+            await engine.close();
+          }
+        }
         process.stdout.write(`${JSON.stringify(demo, null, 2)}\n`);
         break;
       }

@@ -30,6 +30,10 @@ describe("operator CLI", () => {
     const again = cli("seed");
     expect(JSON.parse(again.out)).toEqual(JSON.parse(first.out));
 
+    // The demo tenant gets its engine namespaces at seed: its users can use them at once.
+    const demoToken = cli("token", "--email", "demo@cairn.local").out;
+    const demoKey = cli("apikey", "--email", "demo@cairn.local", "--label", "operator-test").out;
+
     const token = cli("token", "--email", "op@example.com", "--tier", "pro");
     expect(token.code).toBe(0);
     expect(token.out.split(".")).toHaveLength(3);
@@ -64,6 +68,16 @@ describe("operator CLI", () => {
       });
       expect(me.status).toBe(200);
       expect(((await me.json()) as { email: string; tier: string }).tier).toBe("pro");
+      const tables = await fetch(`http://127.0.0.1:${port}/v1/rtdb/tables`, {
+        headers: { authorization: `Bearer ${demoToken}` },
+      });
+      expect(tables.status).toBe(200);
+      const search = await fetch(`http://127.0.0.1:${port}/v1/documents/search`, {
+        method: "POST",
+        headers: { "x-api-key": demoKey, "content-type": "application/json" },
+        body: JSON.stringify({ query: "revenue" }),
+      });
+      expect(search.status).toBe(200);
 
       // Graceful shutdown: SIGTERM drains and exits 0, logging JSON lines with request ids.
       proc.kill("SIGTERM");
