@@ -1,0 +1,272 @@
+/**
+ * Builds the service: the adapters the profile names, the actors, the pipelines' workers,
+ * the HTTP app and the socket handlers, and the shutdown that closes them in order.
+ */
+import type { WebSocketHandler } from "bun";
+import type { Logger } from "pino";
+import { type CollabRooms, NewsHub, RateLimiter, TenantDirectory, UsageRecorder } from "../actors/index.ts";
+import { SqlLakehouseCatalogStore } from "../adapters/controlplane/index.ts";
+import { LadybugGraph } from "../adapters/graph/index.ts";
+import { GatewayLakehouse } from "../adapters/lakehouse/index.ts";
+import { SqlNewsStore } from "../adapters/news/index.ts";
+import type { MemoryBus } from "../adapters/pubsub/index.ts";
+import { openResearchStores } from "../adapters/research/index.ts";
+import { loadKeyRing } from "../adapters/secrets/index.ts";
+import { ExcelJsRenderer } from "../adapters/xlsx/index.ts";
+import type { Config } from "../config.ts";
+import { AppError } from "../domain/errors.ts";
+import type { FinancialsStore } from "../domain/financials.ts";
+import type { LakehousePort } from "../domain/lakehouse.ts";
+import type { ControlPlaneStore } from "../domain/ports.ts";
+import { SecretBox } from "../domain/secret-box.ts";
+import { buildApp } from "../http/app.ts";
+import { Authenticator } from "../http/auth/authenticator.ts";
+import { JwtVerifier } from "../http/auth/jwt.ts";
+import { loadInstallationSecrets } from "../http/auth/secrets.ts";
+import type { AppDeps } from "../http/deps.ts";
+import { createLogger } from "../http/logger.ts";
+import { FaultInjector, type ProvisioningEngines, TenantLifecycle } from "../pipelines/provisioning/index.ts";
+import {
+  collabHandlers,
+  handleCollabUpgrade,
+  isCollabPath,
+  makeWebSocketHandler,
+  type SocketData,
+} from "../sockets/index.ts";
+import { openDocuments, openEditor } from "./documents.ts";
+import {
+  openControlPlane,
+  openCounters,
+  openDocumentIndex,
+  openFinancials,
+  openJobQueue,
+  openMailer,
+  openPubSub,
+  openTimeSeries,
+} from "./engines.ts";
+import { openTiering, startWorkers } from "./jobs.ts";
+import { openNewsPoller } from "./news.ts";
+import { makeShutdown } from "./shutdown.ts";
+
+export interface ServiceOptions {
+  logger?: Logger;
+  /** Lets several in-process instances share one in-memory bus (tests of the embedded profile). */
+  memoryBus?: MemoryBus;
+  /**
+   * Engines owned by the caller and shared by several in-process instances, as a cluster
+   * shares its document index, time-series and graph servers (tests); not closed here.
+   */
+  sharedEngines?: Omit<ProvisioningEngines, "lakehouse">;
+}
+
+export interface Service {
+  readonly deps: AppDeps;
+  readonly store: ControlPlaneStore;
+  /** Public SEC fundamentals: read by the routes, written by the sec-ingest pipeline. */
+  readonly financials: FinancialsStore;
+  readonly engines: ProvisioningEngines;
+  /** Test-only provisioning fault hooks (inert unless CAIRN_TEST_FAULTS). */
+  readonly faults: FaultInjector;
+  readonly app: ReturnType<typeof buildApp>;
+  /** `server` is what Bun passes to fetch (needed for WebSocket upgrades). */
+  fetch(req: Request, server?: unknown): Response | Promise<Response>;
+  /** The collaboration rooms of this instance (spec 4.7). */
+  readonly collabRooms: CollabRooms;
+  /** Bun's WebSocket handler for every socket the app upgrades (news stream). */
+  readonly websocket: WebSocketHandler<SocketData>;
+  /**
+   * Closes the news streams, saves every collaboration room and closes the collaboration
+   * sockets (refusing new ones of both kinds): call when shutdown begins, since Bun's server.stop(false) waits for open sockets.
+   */
+  closeSockets(): Promise<void>;
+  /** Flushes and closes every adapter; call after HTTP has drained. */
+  close(): Promise<void>;
+}
+
+export async function buildService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
+  const logger = opts.logger ?? createLogger(config.logLevel, { instance: config.instanceId });
+  const store = await openControlPlane(config);
+  const financials = await openFinancials(config, store);
+  const queue = openJobQueue(config, store, logger);
+  const counters = openCounters(config);
+  const pubsub = openPubSub(config, opts.memoryBus, logger);
+
+  const secrets = await loadInstallationSecrets(config, store);
+  const auth = new Authenticator(store, new JwtVerifier({ ...config.jwt, secret: secrets.jwtSecret }), secrets);
+  const tenants = new TenantDirectory(store, pubsub, { ttlMs: config.routingCacheTtlMs, logger });
+  await tenants.start();
+  // One channel per installation (the Redis prefix): every instance fans out every article.
+  const newsHub = new NewsHub({ pubsub, channel: `${config.redisPrefix}:news:articles`, logger });
+  await newsHub.start();
+  // Deactivation stops routing for open streams too: close the tenant's sockets once it no
+  // longer resolves (an invalidation after activation leaves them alone).
+  tenants.onInvalidate((tenantId) => {
+    tenants.resolve(tenantId).catch((err: unknown) => {
+      if (err instanceof AppError && (err.code === "tenant_inactive" || err.code === "not_found")) {
+        const n = newsHub.closeTenant(tenantId, err.closeCode, "tenant is not active");
+        if (n > 0) logger.info({ tenant_id: tenantId, closed: n }, "closed the streams of a deactivated tenant");
+        const c = collabSockets.closeTenant(tenantId, err.closeCode, "tenant is not active");
+        if (c > 0) logger.info({ tenant_id: tenantId, closed: c }, "closed the editor sockets of a deactivated tenant");
+      }
+    });
+  });
+  const rateLimiter = new RateLimiter(counters, { scale: config.rateLimitScale });
+  const usage = new UsageRecorder(store, {
+    flushMs: config.usageFlushMs,
+    onEvent: (e) => logger.warn({ usage: e }, "usage recorder"),
+  });
+
+  const lakehouse: LakehousePort | null = config.lakehouse
+    ? new GatewayLakehouse({ url: config.lakehouse.url, token: config.lakehouse.token })
+    : null;
+  const engines: ProvisioningEngines = {
+    ...(opts.sharedEngines ?? {
+      documentIndex: openDocumentIndex(config),
+      timeseries: openTimeSeries(config),
+      graph: new LadybugGraph({ dataDir: config.dataDir }),
+    }),
+    lakehouse,
+  };
+  const keyRing = loadKeyRing(config);
+  if (config.profile === "cluster" && keyRing.source !== "env") {
+    logger.warn(
+      { key_file: keyRing.source.file },
+      "CAIRN_SECRET_KEYS is not set: secrets are encrypted with a key kept in the data directory; " +
+        "every instance needs the same key ring, so set CAIRN_SECRET_KEYS for multi-instance deployments",
+    );
+  }
+  const secretBox = new SecretBox(keyRing.ring);
+  const lakehouseCatalogs = new SqlLakehouseCatalogStore(store.sql);
+  const sealer = {
+    seal: (plain: string) => secretBox.encrypt(plain, "tenant-initial-api-key"),
+    open: (sealed: string) => secretBox.decrypt(sealed, "tenant-initial-api-key"),
+  };
+  const faults = FaultInjector.parse(config.testFaults, config.testFaultPlan);
+  const tenantAdmin = new TenantLifecycle(store, queue, tenants, sealer);
+  const tiering = openTiering(config, store, queue, engines, logger);
+  const workers = startWorkers({
+    config,
+    store,
+    queue,
+    engines,
+    tenants,
+    lakehouse,
+    lakehouseCatalogs,
+    sealer,
+    faults,
+    financials: financials.store,
+    tiering,
+    logger,
+  });
+  const mailer = openMailer(config, logger);
+
+  const { editorStore, editorMerger, editor, collabAuthorizer, collabRooms } = openEditor({
+    config,
+    store,
+    queue,
+    pubsub,
+    memoryBus: opts.memoryBus,
+    auth,
+    tenants,
+    secrets,
+    logger,
+  });
+  const { documents, embedder, extractor, barriers } = openDocuments({
+    config,
+    store,
+    queue,
+    engines,
+    financials: financials.store,
+    editorStore,
+    workers,
+    logger,
+  });
+
+  const news = new SqlNewsStore(store.sql);
+  const newsPoller = openNewsPoller(config, store, news, newsHub, logger);
+  newsPoller?.start();
+  tiering.scheduler?.start();
+
+  let draining = false;
+  const deps: AppDeps = {
+    config,
+    logger,
+    store,
+    queue,
+    counters,
+    pubsub,
+    secrets,
+    auth,
+    tenants,
+    rateLimiter,
+    usage,
+    tenantAdmin,
+    lakehouse,
+    lakehouseCatalogs,
+    secretBox,
+    financials: financials.store,
+    revenueSegments: financials.store,
+    research: openResearchStores(store.sql),
+    newsHub,
+    news,
+    spreadsheets: new ExcelJsRenderer(),
+    mailer,
+    realtimeTables: tiering.realtimeTables,
+    realtimeTiering: tiering.view,
+    editor,
+    documents,
+    barriers,
+    draining: () => draining,
+  };
+  const app = buildApp(deps);
+  const collabSockets = collabHandlers({ rooms: collabRooms, authorizer: collabAuthorizer, logger });
+  const websocket = makeWebSocketHandler({ newsHub, logger, collab: collabSockets });
+  const collabUpgrade = { authorizer: collabAuthorizer, draining: () => draining };
+  const fetch = (req: Request, server?: unknown): Response | Promise<Response> => {
+    // The collaboration sockets are not Hono routes: their auth is per document, in-band.
+    if (req.url.includes("/v1/editor/collab") && isCollabPath(new URL(req.url).pathname)) {
+      return handleCollabUpgrade(req, server, collabUpgrade).then((r) => r ?? new Response(null));
+    }
+    return app.fetch(req, server);
+  };
+
+  const { close, closeSockets } = makeShutdown({
+    logger,
+    newsPoller,
+    tieringScheduler: tiering.scheduler,
+    collabRooms,
+    collabSockets,
+    workers,
+    queue,
+    parquet: tiering.parquet,
+    usage,
+    editorMerger,
+    tenants,
+    newsHub,
+    pubsub,
+    counters,
+    mailer,
+    extractor,
+    embedder,
+    engines,
+    sharedEngines: Boolean(opts.sharedEngines),
+    financials,
+    store,
+    startDraining: () => {
+      draining = true;
+    },
+  });
+  return {
+    deps,
+    store,
+    financials: financials.store,
+    engines,
+    faults,
+    app,
+    fetch,
+    collabRooms,
+    websocket,
+    closeSockets,
+    close,
+  };
+}
