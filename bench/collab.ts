@@ -27,8 +27,12 @@ import { join } from "node:path";
 import * as decoding from "lib0/decoding";
 import * as encoding from "lib0/encoding";
 import * as Y from "yjs";
+import { createLogger } from "../http/logger.ts";
 import { freePort } from "./load.ts";
 import { emit, emitPair, QUICK, round, summarize } from "./runner.ts";
+
+/** Per-round diagnostics with BENCH_DEBUG=1 (JSON log lines beside the results). */
+const debugLog = process.env.BENCH_DEBUG ? createLogger("debug", { bench: "collab" }) : null;
 
 const root = join(import.meta.dir, "..");
 const DURATION_MS = QUICK ? 3_000 : 10_000;
@@ -289,15 +293,17 @@ async function openLoop(
   // Count only updates sent inside the window (their deliveries may land a little later).
   const seconds = (measuredUntil - stats.since) / 1000;
   const s = summarize(stats.latencies);
-  if (process.env.BENCH_DEBUG) {
-    console.error(server.kind, {
+  debugLog?.debug(
+    {
+      server: server.kind,
       deliveries: stats.deliveries,
       samples: stats.latencies.length,
       seconds,
       open: stillOpen,
       server_cpu: cpu1 - cpu0,
-    });
-  }
+    },
+    "fixed-load round",
+  );
   // Every client receives what the observers receive: scale their count up.
   const deliveries = (stats.deliveries * perRoom) / observers;
   return {
@@ -330,14 +336,13 @@ async function saturate(server: ServerProc, perRoom: number, observers: number):
   const until = performance.now();
   const stillOpen = clients.filter((c) => c.isOpen).length;
   const me1 = process.cpuUsage(me0);
-  if (process.env.BENCH_DEBUG)
-    console.error(
-      server.kind,
-      "client cpu s",
-      (me1.user + me1.system) / 1e6,
-      "server cpu s",
-      (await cpuSeconds(server.pid)) - cpu0,
+  if (debugLog) {
+    const serverCpu = (await cpuSeconds(server.pid)) - cpu0;
+    debugLog.debug(
+      { server: server.kind, client_cpu_s: (me1.user + me1.system) / 1e6, server_cpu_s: serverCpu },
+      "saturation round",
     );
+  }
   running = false;
   await Bun.sleep(1_000);
   const cpu1 = await cpuSeconds(server.pid);
