@@ -1,5 +1,6 @@
 /**
- * Embedder over local ONNX models (onnxruntime-node, CPU) running in a worker thread.
+ * Embedder over local ONNX models (onnxruntime-node, CPU) running in a child process
+ * (onnx-host.ts; why a process and not a thread is said there).
  *
  * A request is cut into batches of `batchSize` texts, sorted by length first so each batch is
  * padded only to lengths close to its own (dynamic padding); results come back in the caller's
@@ -9,10 +10,12 @@
  * new work, never drop accepted work). Texts are clipped before they are queued
  * (encode.clipText), so the queue is bounded in bytes as well as in count.
  *
- * The worker is started by create() and must answer "ready" (models loaded) before the
- * embedder is returned, so a missing or broken model fails start-up, not the first upload.
- * A worker that dies later fails only the batches it held; the next batch starts a new one.
+ * The model process is started by create() and must answer "ready" (models loaded) before
+ * the embedder is returned, so a missing or broken model fails start-up, not the first upload.
+ * A process that dies later (a native crash, a kill) fails only the batches it held, with
+ * "unavailable"; the next batch starts a new one.
  */
+import type { Subprocess } from "bun";
 import type { Embedder, EmbedKind } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import { clipText } from "./encode.ts";
@@ -49,15 +52,15 @@ export class OnnxEmbedder implements Embedder {
   private slotsUsed = 0;
   private nextId = 1;
   private closed = false;
-  /** The running worker; null after a crash until the next batch starts a new one. */
-  private worker: Worker | null;
-  private starting: Promise<Worker> | null = null;
+  /** The running model process; null after a crash until the next batch starts a new one. */
+  private worker: ModelProcess | null;
+  private starting: Promise<ModelProcess> | null = null;
   private drained: (() => void) | null = null;
   /** How many times a crashed worker was replaced (for logs and tests). */
   restarts = 0;
 
   private constructor(
-    worker: Worker,
+    worker: ModelProcess,
     private readonly opts: OnnxEmbedderOptions,
   ) {
     this.dim = opts.components.reduce((s, c) => s + c.dim, 0);
@@ -69,7 +72,7 @@ export class OnnxEmbedder implements Embedder {
     this.worker = this.adopt(worker);
   }
 
-  /** Starts the worker and waits until every model is loaded; throws when one cannot be. */
+  /** Starts the model process and waits until every model is loaded; throws when one cannot be. */
   static async create(opts: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
     if (opts.components.length === 0) throw new Error("OnnxEmbedder needs at least one model");
     const label = opts.name ?? opts.components.map((c) => c.name).join("+");
@@ -96,10 +99,12 @@ export class OnnxEmbedder implements Embedder {
     return out;
   }
 
-  /**
-   * Refuses new work, lets the batches already in the worker finish (terminating a worker in
-   * the middle of ONNX inference aborts the whole process under Bun), then stops it.
-   */
+  /** Process id of the running model process (null when none), for operators and tests. */
+  get pid(): number | null {
+    return this.worker?.proc.pid ?? null;
+  }
+
+  /** Refuses new work, lets the batches already in the model process finish, then stops it. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -110,11 +115,11 @@ export class OnnxEmbedder implements Embedder {
       const drained = new Promise<void>((resolve) => {
         this.drained = resolve;
       });
-      worker.postMessage({ type: "drain" } satisfies ToWorker);
+      worker.send({ type: "drain" });
       await drained;
     }
     this.worker = null;
-    worker.terminate();
+    worker.stop();
   }
 
   /** Runs one batch once a queue slot is free. */
@@ -125,22 +130,21 @@ export class OnnxEmbedder implements Embedder {
       const worker = await this.currentWorker();
       const id = this.nextId++;
       const rows = new Promise<Float32Array>((resolve, reject) => this.inFlight.set(id, { resolve, reject }));
-      const msg: ToWorker = { type: "embed", id, texts, kind };
-      worker.postMessage(msg);
+      worker.send({ type: "embed", id, texts, kind });
       return await rows;
     } finally {
       this.releaseSlot();
     }
   }
 
-  /** The live worker, or a new one (single flight) after a crash. */
-  private async currentWorker(): Promise<Worker> {
+  /** The live model process, or a new one (single flight) after a crash. */
+  private async currentWorker(): Promise<ModelProcess> {
     if (this.worker) return this.worker;
     this.starting ??= startWorker(this.opts).then(
       (w) => {
         this.starting = null;
         if (this.closed) {
-          w.terminate();
+          w.stop();
           throw new AppError("unavailable", "the embedder is closed");
         }
         this.restarts++;
@@ -149,16 +153,15 @@ export class OnnxEmbedder implements Embedder {
       },
       (err: unknown) => {
         this.starting = null;
-        throw new AppError("unavailable", `the embedding worker could not be restarted: ${(err as Error).message}`);
+        throw new AppError("unavailable", `the embedding process could not be restarted: ${(err as Error).message}`);
       },
     );
     return this.starting;
   }
 
-  private adopt(worker: Worker): Worker {
-    worker.onmessage = (e: MessageEvent<FromWorker>) => this.onMessage(e.data);
-    worker.onerror = (e: ErrorEvent) => this.lost(worker, `embedding worker crashed: ${e.message}`);
-    worker.addEventListener("close", () => this.lost(worker, "embedding worker exited"));
+  private adopt(worker: ModelProcess): ModelProcess {
+    worker.onMessage = (msg) => this.onMessage(msg);
+    worker.onExit = (reason) => this.lost(worker, `embedding process ${reason}`);
     return worker;
   }
 
@@ -196,10 +199,10 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /**
-   * The worker died (a native crash, an uncaught error, or it exited): the batches it held
-   * fail with "unavailable"; the next batch starts a fresh worker.
+   * The model process died (a native crash, a kill, or it exited): the batches it held fail
+   * with "unavailable"; the next batch starts a fresh process.
    */
-  private lost(worker: Worker, reason: string): void {
+  private lost(worker: ModelProcess, reason: string): void {
     if (this.worker !== worker) return;
     this.worker = null;
     this.rejectInFlight(reason);
@@ -212,26 +215,61 @@ export class OnnxEmbedder implements Embedder {
   }
 }
 
-/** A worker with every model loaded, or the reason it could not load them. */
-async function startWorker(opts: OnnxEmbedderOptions): Promise<Worker> {
-  const worker = new Worker(new URL("./onnx-worker.ts", import.meta.url).href);
+/**
+ * One model process: a Bun child with an IPC channel (structured-clone messages, so vectors
+ * arrive as Float32Array). `onExit` fires once, however the process ends.
+ */
+class ModelProcess {
+  onMessage: (msg: FromWorker) => void = () => {};
+  onExit: (reason: string) => void = () => {};
+  readonly proc: Subprocess;
+  private stopping = false;
+
+  constructor() {
+    this.proc = Bun.spawn([process.execPath, new URL("./onnx-host.ts", import.meta.url).pathname], {
+      ipc: (msg: FromWorker) => this.onMessage(msg),
+      serialization: "advanced",
+      stdin: "ignore",
+      stdout: "ignore",
+      // The child's own errors (a native crash report) go where the service's own stderr goes.
+      stderr: "inherit",
+      env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: "skip" },
+    });
+    void this.proc.exited.then((code) => {
+      const how = this.proc.signalCode ? `was killed by ${this.proc.signalCode}` : `exited with code ${code}`;
+      this.onExit(this.stopping ? "was stopped" : how);
+    });
+  }
+
+  send(msg: ToWorker): void {
+    this.proc.send(msg);
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.proc.kill("SIGTERM");
+  }
+}
+
+/** A model process with every model loaded, or the reason it could not load them. */
+async function startWorker(opts: OnnxEmbedderOptions): Promise<ModelProcess> {
+  const worker = new ModelProcess();
   const ready = new Promise<void>((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<FromWorker>) => {
-      if (e.data.type === "ready") resolve();
-      else if (e.data.type === "fatal") reject(new Error(`embedding models failed to load: ${e.data.message}`));
+    worker.onMessage = (msg) => {
+      if (msg.type === "ready") resolve();
+      else if (msg.type === "fatal") reject(new Error(`embedding models failed to load: ${msg.message}`));
     };
-    worker.onerror = (e: ErrorEvent) => reject(new Error(`embedding worker failed to start: ${e.message}`));
+    worker.onExit = (reason) => reject(new Error(`embedding models failed to load: the model process ${reason}`));
   });
-  const init: ToWorker = {
+  worker.send({
     type: "init",
     components: opts.components.map((model) => ({ model, files: componentFiles(opts.modelsDir, model) })),
     threads: opts.threads ?? 0,
-  };
-  worker.postMessage(init);
+  });
   try {
     await ready;
   } catch (err) {
-    worker.terminate();
+    worker.stop();
     throw err;
   }
   return worker;

@@ -1,16 +1,22 @@
 /**
- * The worker thread that runs the ONNX models, so tokenising and inference never block the
- * service's event loop. Messages are handled strictly one after another (a promise chain):
- * ONNX Runtime already spreads one batch over `threads` cores, and serial handling keeps the
- * memory of one batch at a time.
+ * The child process that runs the ONNX models (started by onnx.ts with an IPC channel).
+ *
+ * Why a process and not a worker thread: onnxruntime-node is a native module, and under Bun a
+ * native fault while loading or running it (seen: a segfault loading the module in a fresh
+ * worker thread in the middle of the test suite; terminating a thread mid-inference aborts the
+ * process) takes down every thread of the process — the whole service. In a child process the
+ * same fault costs only the batches in flight; the parent starts a new child for the next one.
+ *
+ * Messages are handled strictly one after another (a promise chain): ONNX Runtime already
+ * spreads one batch over `threads` cores, and serial handling keeps one batch in memory.
+ * The child exits when its parent goes away (IPC disconnect, or re-parented), so a killed
+ * service never leaves a model process behind.
  */
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
 import { BertTokenizer, concatNormalized, pool } from "./encode.ts";
 import type { ComponentModel } from "./models.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
-
-declare const self: Worker;
 
 interface Loaded {
   model: ComponentModel;
@@ -21,8 +27,8 @@ interface Loaded {
 let loaded: Loaded[] = [];
 let chain: Promise<void> = Promise.resolve();
 
-function send(msg: FromWorker, transfer: Transferable[] = []): void {
-  self.postMessage(msg, transfer);
+function send(msg: FromWorker): void {
+  process.send?.(msg);
 }
 
 async function init(msg: Extract<ToWorker, { type: "init" }>): Promise<void> {
@@ -76,17 +82,24 @@ async function embed(msg: Extract<ToWorker, { type: "embed" }>): Promise<void> {
     for (let i = 0; i < msg.texts.length; i++) {
       vectors.set(concatNormalized(perModel.map((rows) => rows[i] as Float32Array)), i * dim);
     }
-    send({ type: "result", id: msg.id, vectors }, [vectors.buffer]);
+    send({ type: "result", id: msg.id, vectors });
   } catch (err) {
     send({ type: "error", id: msg.id, message: err instanceof Error ? err.message : String(err) });
   }
 }
 
-self.onmessage = (event: MessageEvent<ToWorker>) => {
-  const msg = event.data;
+process.on("message", (msg: ToWorker) => {
   chain = chain.then(() => {
     if (msg.type === "init") return init(msg);
     if (msg.type === "embed") return embed(msg);
     send({ type: "drained" });
   });
-};
+});
+
+// Die with the parent: the IPC channel closes when it exits, and a re-parented child (its
+// parent was SIGKILLed) notices within a second.
+const parent = process.ppid;
+process.on("disconnect", () => process.exit(0));
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0);
+}, 1000).unref();
