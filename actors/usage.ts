@@ -7,7 +7,13 @@
  *   once. Only while the store keeps failing can entries pile up further; past twice
  *   `maxPending` (pending plus in-flight), a request for a new entry is dropped, counted in
  *   `dropped` and reported as a "dropped" event, so no count is ever lost silently.
- * - A failed flush puts its counts back and is retried on the next tick.
+ * - A failed flush puts its counts back and is retried on the next tick. A failed batch is
+ *   retried row by row at once, so one bad row cannot hold back the other users' counts.
+ * - Counts of a user deleted before they were written are "orphaned": the store skips
+ *   them, they are reported as an "orphaned" event, counted in `orphaned` and discarded.
+ * - A flush is one transaction per batch (or per row, see above): a crash mid-flush leaves
+ *   a batch written entirely or not at all. What flush() resolved for is persisted exactly
+ *   once; what was still in memory at a crash (at most flushMs of counts) is lost.
  * - Flushes and usage() reads run one at a time, so a read never sees a batch both in the
  *   database and in memory, or in neither: usage() = persisted + this instance's pending,
  *   exact for a single instance. Other instances' pending counts appear once they flush.
@@ -16,16 +22,20 @@
  *   on every call; other instances' flushes show within one more interval.
  */
 import { AppError } from "../domain/errors.ts";
-import type { ControlPlaneStore, UsageIncrement } from "../domain/ports.ts";
+import type { ControlPlaneStore, UsageIncrement, UsageWriteResult } from "../domain/ports.ts";
 import { utcDay } from "../domain/rate-limit.ts";
 
 const PERSISTED_CACHE_MAX = 10_000;
+/** Failed single-row writes in a row after which a flush gives up until the next tick. */
+const ISOLATE_STREAK = 3;
 
 export type UsageStore = Pick<ControlPlaneStore, "addUsage" | "getUsage">;
 
 export type UsageEvent =
   | { type: "flush_failed"; error: unknown; entries: number }
-  | { type: "dropped"; userId: number; day: string; totalDropped: number };
+  | { type: "dropped"; userId: number; day: string; totalDropped: number }
+  /** The user was deleted before its counts were written: they are discarded, not retried. */
+  | { type: "orphaned"; userId: number; day: string; count: number };
 
 export interface UsageRecorderOptions {
   /** Milliseconds between background flushes (default 1000). */
@@ -56,6 +66,7 @@ export class UsageRecorder {
   private queued: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private droppedCount = 0;
+  private orphanedCount = 0;
   /** Set while the store is failing: retries wait for the timer instead of every new entry. */
   private failing = false;
   private closing: Promise<void> | undefined;
@@ -80,6 +91,11 @@ export class UsageRecorder {
   /** Requests refused a new entry because the buffer was full (see class comment). */
   get dropped(): number {
     return this.droppedCount;
+  }
+
+  /** Counts discarded because their user was deleted before they were written. */
+  get orphaned(): number {
+    return this.orphanedCount;
   }
 
   /** Counts one accepted request. Synchronous: the request path never waits on the store. */
@@ -139,25 +155,65 @@ export class UsageRecorder {
     if (this.pending.size === 0) return;
     this.inFlight = this.pending;
     this.pending = new Map();
-    try {
-      await this.store.addUsage([...this.inFlight.values()]);
-    } catch (error) {
-      // Put the batch back in front of anything recorded meanwhile; the counts add up.
-      for (const [key, e] of this.inFlight) {
-        const newer = this.pending.get(key);
-        if (newer) newer.count += e.count;
-        else this.pending.set(key, e);
-      }
-      const entries = this.inFlight.size;
-      this.inFlight = new Map();
-      this.failing = true;
-      this.onEvent({ type: "flush_failed", error, entries });
-      this.schedule();
-      throw error;
+    const { failed, error } = await this.write([...this.inFlight.values()]);
+    // Put failed rows back in front of anything recorded meanwhile; the counts add up.
+    for (const e of failed) {
+      const key = `${e.userId}|${e.day}`;
+      const newer = this.pending.get(key);
+      if (newer) newer.count += e.count;
+      else this.pending.set(key, e);
     }
-    for (const e of this.inFlight.values()) this.addToCache(e);
     this.inFlight = new Map();
-    this.failing = false;
+    this.failing = failed.length > 0;
+    if (failed.length === 0) return;
+    this.onEvent({ type: "flush_failed", error, entries: failed.length });
+    this.schedule();
+    throw error;
+  }
+
+  /**
+   * Writes a batch; returns the rows that are still not persisted. When the batch fails,
+   * the rows are written one at a time so that one bad row cannot hold back the others,
+   * stopping after ISOLATE_STREAK failures in a row (then the store itself is failing, and
+   * a row-by-row pass over a large batch would only hammer it). Rows never tried go first
+   * in the returned list, so the next attempt does not start on the same failing rows.
+   */
+  private async write(batch: UsageIncrement[]): Promise<{ failed: UsageIncrement[]; error?: unknown }> {
+    try {
+      this.settle(batch, await this.store.addUsage(batch));
+      return { failed: [] };
+    } catch (error) {
+      if (batch.length === 1) return { failed: batch, error };
+      const tried: UsageIncrement[] = [];
+      let lastError: unknown = error;
+      let streak = 0;
+      for (const [i, e] of batch.entries()) {
+        if (streak >= ISOLATE_STREAK) return { failed: [...batch.slice(i), ...tried], error: lastError };
+        try {
+          this.settle([e], await this.store.addUsage([e]));
+          streak = 0;
+        } catch (err) {
+          tried.push(e);
+          lastError = err;
+          streak += 1;
+        }
+      }
+      return { failed: tried, error: tried.length > 0 ? lastError : undefined };
+    }
+  }
+
+  /** Accounts for a written batch: cached totals stay exact; orphaned rows are reported and discarded. */
+  private settle(batch: UsageIncrement[], result: UsageWriteResult | undefined): void {
+    const orphaned = new Set(result?.orphaned ?? []);
+    for (const e of batch) {
+      if (!orphaned.has(e)) {
+        this.addToCache(e);
+        continue;
+      }
+      this.orphanedCount += e.count;
+      this.persisted.delete(e.userId);
+      this.onEvent({ type: "orphaned", userId: e.userId, day: e.day, count: e.count });
+    }
   }
 
   private async persistedTotals(userId: number, day: string): Promise<UsageTotals> {

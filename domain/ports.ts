@@ -122,6 +122,15 @@ export interface UsageIncrement {
   count: number;
 }
 
+/** What addUsage did with a batch: every increment is either written or returned here. */
+export interface UsageWriteResult {
+  /**
+   * Increments whose user no longer exists (deleted after the request was counted). They
+   * are not written (there is nothing to count them against) and must not be retried.
+   */
+  orphaned: UsageIncrement[];
+}
+
 export interface ControlPlaneStore {
   readonly sql: SqlClient;
   /** Applies pending migrations (this module's and any registered by other modules). */
@@ -172,7 +181,12 @@ export interface ControlPlaneStore {
   deleteApiKey(userId: number, keyId: string): Promise<boolean>;
   touchApiKeys(keyIds: string[], at: string): Promise<void>;
 
-  addUsage(increments: UsageIncrement[]): Promise<void>;
+  /**
+   * Adds the increments in one transaction: all of them are written or none (an error).
+   * Increments of users that no longer exist are skipped and returned, so one deleted user
+   * cannot fail the batch.
+   */
+  addUsage(increments: UsageIncrement[]): Promise<UsageWriteResult>;
   getUsage(userId: number, day: string): Promise<{ today: number; this_month: number }>;
 }
 

@@ -14,6 +14,7 @@ import type {
   Tenant,
   TenantPatch,
   UsageIncrement,
+  UsageWriteResult,
   User,
 } from "../../domain/ports.ts";
 import type { UserTier } from "../../domain/tiers.ts";
@@ -332,17 +333,24 @@ export class SqlControlPlaneStore implements ControlPlaneStore {
     await this.sql.run(`UPDATE api_keys SET last_used_at = ? WHERE id IN (${marks})`, [at, ...keyIds]);
   }
 
-  async addUsage(increments: UsageIncrement[]): Promise<void> {
-    if (increments.length === 0) return;
+  async addUsage(increments: UsageIncrement[]): Promise<UsageWriteResult> {
+    const orphaned: UsageIncrement[] = [];
+    if (increments.length === 0) return { orphaned };
     await this.sql.transaction(async (tx) => {
       for (const inc of increments) {
-        await tx.run(
-          `INSERT INTO usage_daily (user_id, day, count) VALUES (?, ?, ?)
+        // Only for a user that still exists: a deleted user's late counts would otherwise
+        // fail the whole batch on the foreign key, every retry, forever. A delete that
+        // races this statement (Postgres) still fails the batch once; the retry skips it.
+        const r = await tx.run(
+          `INSERT INTO usage_daily (user_id, day, count)
+           SELECT CAST(? AS INTEGER), ?, CAST(? AS INTEGER) WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)
            ON CONFLICT (user_id, day) DO UPDATE SET count = usage_daily.count + excluded.count`,
-          [inc.userId, inc.day, inc.count],
+          [inc.userId, inc.day, inc.count, inc.userId],
         );
+        if (r.changes === 0) orphaned.push(inc);
       }
     });
+    return { orphaned };
   }
 
   async getUsage(userId: number, day: string): Promise<{ today: number; this_month: number }> {

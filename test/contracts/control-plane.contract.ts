@@ -139,5 +139,33 @@ export function runControlPlaneContract(
       expect(await store.getUsage(u.id, "2026-03-05")).toEqual({ today: 4, this_month: 6 });
       expect(await store.getUsage(u.id, "2026-04-01")).toEqual({ today: 0, this_month: 0 });
     });
+
+    test("usage: a deleted user's increments are returned as orphaned, the rest are written", async () => {
+      const t = await store.createTenant({ slug: "usage-o", display_name: "U", tier: "pilot", region: "us" });
+      const keep = await store.createUser({
+        tenant_id: t.tenant_id,
+        email: "keep@example.com",
+        name: "K",
+        tier: "free",
+      });
+      const gone = await store.createUser({
+        tenant_id: t.tenant_id,
+        email: "gone@example.com",
+        name: "G",
+        tier: "free",
+      });
+      await store.addUsage([{ userId: gone.id, day: "2026-03-05", count: 1 }]);
+      await store.sql.run("DELETE FROM users WHERE id = ?", [gone.id]);
+      const orphan = { userId: gone.id, day: "2026-03-05", count: 4 };
+      const result = await store.addUsage([
+        { userId: keep.id, day: "2026-03-05", count: 2 },
+        orphan,
+        { userId: keep.id, day: "2026-03-06", count: 3 },
+      ]);
+      expect(result.orphaned).toEqual([orphan]);
+      expect(await store.getUsage(keep.id, "2026-03-06")).toEqual({ today: 3, this_month: 5 });
+      expect(await store.getUsage(gone.id, "2026-03-05")).toEqual({ today: 0, this_month: 0 });
+      expect(await store.addUsage([])).toEqual({ orphaned: [] });
+    });
   });
 }
