@@ -91,8 +91,9 @@ async function runChild(db: Db, env: Record<string, string>, killAt?: (lines: nu
   const decoder = new TextDecoder();
   let buffer = "";
   let killing = false;
-  for await (const chunk of proc.stdout) {
-    buffer += decoder.decode(chunk, { stream: true });
+  const reader = proc.stdout.getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    buffer += decoder.decode(chunk.value, { stream: true });
     let nl = buffer.indexOf("\n");
     while (nl >= 0) {
       const line = JSON.parse(buffer.slice(0, nl)) as { will?: Totals; acked?: Totals; orphaned?: number };
@@ -110,7 +111,7 @@ async function runChild(db: Db, env: Record<string, string>, killAt?: (lines: nu
   }
   await proc.exited;
   report.code = proc.exitCode;
-  report.signal = proc.signalCode;
+  report.signal = proc.signalCode === null ? null : String(proc.signalCode);
   return report;
 }
 
