@@ -9,7 +9,8 @@ export interface CollabPeer {
   readonly address: string | null;
   /** The varString bytes of `address`, or null. */
   readonly prefix: Uint8Array | null;
-  readonly readOnly: boolean;
+  /** Edits of a read-only peer are dropped; the socket layer flips it when access is re-checked. */
+  readOnly: boolean;
   /** Hocuspocus clients get a SyncStatus ack per update and the server's step 1 after its step 2. */
   readonly hocuspocus: boolean;
   /** Recorded as updated_by on saves after this peer's edits. */

@@ -25,6 +25,7 @@ import type { ControlPlaneStore, JobQueue, JobWorker, PubSub } from "../domain/p
 import type { Authenticator } from "../http/auth/authenticator.ts";
 import type { InstallationSecrets } from "../http/auth/secrets.ts";
 import type { ProvisioningEngines } from "../pipelines/provisioning/index.ts";
+import { CollabRevocations } from "../sockets/index.ts";
 import { asDocumentIndex } from "./engines.ts";
 
 export interface EditorDeps {
@@ -48,6 +49,15 @@ export function openEditor(d: EditorDeps) {
   const { config, store, logger } = d;
   const editorStore = new SqlEditorDocumentStore(store.sql);
   const editorMerger = new CrdtMergePool();
+  // Rooms fan out between instances only when there are several (Redis, or a shared bus).
+  const fanOut = config.counters.kind === "redis" || d.memoryBus ? d.pubsub : null;
+  // Sharing changes re-check open editor connections on every instance (issue 13).
+  const collabRevocations = new CollabRevocations({
+    pubsub: fanOut,
+    channel: `${config.redisPrefix}:collab-access`,
+    instanceId: config.instanceId,
+    logger,
+  });
   const editor = new EditorService({
     store: editorStore,
     queue: d.queue,
@@ -58,6 +68,7 @@ export function openEditor(d: EditorDeps) {
     },
     findUser: (id) => store.getUser(id),
     onReindexError: (err, docId) => logger.error({ err, doc_id: docId }, "could not queue an editor re-index"),
+    onAccessChanged: (change) => collabRevocations.publish(change),
   });
   // Collaboration rooms (spec 4.7, docs/collab.md): persistence and auth through the editor
   // service in-process, or over HTTP when the collaboration server runs apart from the API.
@@ -69,8 +80,7 @@ export function openEditor(d: EditorDeps) {
     : { persistence: editor.persistence, authorizer: editor.authorizer };
   const collabRooms = new CollabRooms({
     persistence: collabPorts.persistence,
-    // Rooms fan out between instances only when there are several (Redis, or a shared bus).
-    pubsub: config.counters.kind === "redis" || d.memoryBus ? d.pubsub : null,
+    pubsub: fanOut,
     channelPrefix: `${config.redisPrefix}:collab`,
     instanceId: config.instanceId,
     logger,
@@ -79,7 +89,14 @@ export function openEditor(d: EditorDeps) {
     unloadDelayMs: config.collab.unloadMs,
   });
   editor.useLiveRooms(collabRooms);
-  return { editorStore, editorMerger, editor, collabAuthorizer: collabPorts.authorizer, collabRooms };
+  return {
+    editorStore,
+    editorMerger,
+    editor,
+    collabAuthorizer: collabPorts.authorizer,
+    collabRooms,
+    collabRevocations,
+  };
 }
 
 export interface DocumentsDeps {

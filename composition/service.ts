@@ -160,7 +160,7 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
   });
   const mailer = openMailer(config, logger);
 
-  const { editorStore, editorMerger, editor, collabAuthorizer, collabRooms } = openEditor({
+  const { editorStore, editorMerger, editor, collabAuthorizer, collabRooms, collabRevocations } = openEditor({
     config,
     store,
     queue,
@@ -219,7 +219,13 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     draining: () => draining,
   };
   const app = buildApp(deps);
-  const collabSockets = collabHandlers({ rooms: collabRooms, authorizer: collabAuthorizer, logger });
+  await collabRevocations.start();
+  const collabSockets = collabHandlers({
+    rooms: collabRooms,
+    authorizer: collabAuthorizer,
+    logger,
+    revocations: collabRevocations,
+  });
   const websocket = makeWebSocketHandler({ newsHub, logger, collab: collabSockets });
   const collabUpgrade = { authorizer: collabAuthorizer, draining: () => draining };
   const fetch = (req: Request, server?: unknown): Response | Promise<Response> => {

@@ -25,7 +25,8 @@ export {
   denialReason,
   isDocumentId,
 } from "./collab/connection.ts";
-export { type CollabHandlers, collabHandlers } from "./collab/handlers.ts";
+export { type CollabHandlers, type CollabHandlersDeps, collabHandlers } from "./collab/handlers.ts";
+export { CollabRevocations, type CollabRevocationsOptions } from "./collab/revocations.ts";
 export { COLLAB_PATH, type CollabUpgradeDeps, handleCollabUpgrade, isCollabPath } from "./collab/upgrade.ts";
 export {
   type ClientMessage,

@@ -52,3 +52,16 @@ export interface LiveRooms {
    */
   withDoc(docId: string, origin: unknown, fn: (doc: Y.Doc) => void, by?: UpdatedBy): Promise<void>;
 }
+
+/**
+ * Someone's access to editor documents changed (a member's role, a document's general
+ * access; possibly a narrowing): every open collaboration connection it concerns re-checks
+ * its grant at once, on every instance, and is downgraded or closed if it lost rights.
+ */
+export interface AccessChange {
+  tenantId: string;
+  /** The document, or null for every document of the tenant. */
+  docId: string | null;
+  /** The user, or null for everybody on the document. */
+  userId: number | null;
+}

@@ -9,7 +9,15 @@ import * as Y from "yjs";
 import { AppError } from "../errors.ts";
 import type { UserIdentity } from "../identity.ts";
 import type { JobQueue } from "../ports.ts";
-import type { CollabAuthorizer, CollabGrant, CollabPersistence, EditorRole, LiveRooms, UpdatedBy } from "./ports.ts";
+import type {
+  AccessChange,
+  CollabAuthorizer,
+  CollabGrant,
+  CollabPersistence,
+  EditorRole,
+  LiveRooms,
+  UpdatedBy,
+} from "./ports.ts";
 import { EDITOR_REINDEX_QUEUE, type ReindexJob } from "./reindex.ts";
 import { atLeast, type Caller, canWriteInTenant, effectiveRole } from "./roles.ts";
 import { StoredDocRooms } from "./stored-rooms.ts";
@@ -37,6 +45,11 @@ export interface EditorServiceDeps {
   /** Merges and derives off the event loop (default: inline, for tests and small setups). */
   merger?: StateMerger;
   onReindexError?(err: unknown, docId: string): void;
+  /**
+   * Told after a sharing change is stored, so open collaboration connections re-check their
+   * role (issue 13: a revoked editor must stop writing at once). Must not throw.
+   */
+  onAccessChanged?(change: AccessChange): Promise<void>;
   now?(): Date;
 }
 
@@ -229,6 +242,7 @@ export class EditorService {
     if (userId === meta.owner_id) throw new AppError("conflict", "The owner already has every right on the document");
     const member: EditorMember = { user_id: userId, role, granted_at: this.now(), granted_by: caller.userId };
     await this.deps.store.putMember(meta.doc_id, member);
+    await this.deps.onAccessChanged?.({ tenantId: meta.tenant_id, docId: meta.doc_id, userId });
     await this.enqueueReindex(meta.doc_id, meta.tenant_id);
     return { ...member, email: user.email, name: user.name };
   }
@@ -239,6 +253,7 @@ export class EditorService {
     if (!(await this.deps.store.deleteMember(meta.doc_id, userId))) {
       throw new AppError("not_found", `User ${userId} is not a member of this document`);
     }
+    await this.deps.onAccessChanged?.({ tenantId: meta.tenant_id, docId: meta.doc_id, userId });
     await this.enqueueReindex(meta.doc_id, meta.tenant_id);
   }
 
@@ -247,6 +262,7 @@ export class EditorService {
     const { meta, role } = await this.access(caller, docId, "owner", "share it");
     if (meta.general_access !== access) {
       await this.deps.store.setGeneralAccess(caller.tenantId, meta.doc_id, access);
+      await this.deps.onAccessChanged?.({ tenantId: meta.tenant_id, docId: meta.doc_id, userId: null });
       await this.enqueueReindex(meta.doc_id, meta.tenant_id);
     }
     return toView({ ...meta, general_access: access }, role);

@@ -14,6 +14,14 @@
  * A room that cannot be loaded refuses the connection with close code 1013 ("try again
  * later"): both client libraries reconnect with backoff, and no client ever syncs against
  * an empty stand-in for a document whose stored state could not be read.
+ *
+ * Access is re-checked after the connection opened (issue 13): each document remembers its
+ * token's `exp`; at expiry the socket closes with 4401, and every incoming frame checks the
+ * clock too, so nothing received after expiry reaches a room even before the timer fires.
+ * An access change (recheck) holds the documents it concerns (their frames queue), asks
+ * the authoriser again with the same token, then downgrades a lost write right in place
+ * (Hocuspocus is told with a new Authenticated "readonly") or closes the socket with the
+ * refusal's close code (4403 forbidden, 4404 gone, 4401 token no longer valid).
  */
 import type { ServerWebSocket } from "bun";
 import * as decoding from "lib0/decoding";
@@ -25,8 +33,9 @@ import {
   COLLAB_MSG as MSG,
   permissionDeniedBody,
 } from "../../actors/index.ts";
-import type { CollabAuthorizer, CollabGrant } from "../../domain/editor/ports.ts";
+import type { AccessChange, CollabAuthorizer, CollabGrant } from "../../domain/editor/ports.ts";
 import { AppError } from "../../domain/errors.ts";
+import { closeReason, concerns, MAX_TIMER_MS, TOKEN_EXPIRED, tokenExpiry } from "./access.ts";
 
 export interface CollabLogger {
   info(obj: object, msg: string): void;
@@ -43,6 +52,8 @@ export interface CollabSocketData {
   /** y-websocket only: the document and the grant settled before the upgrade. */
   docId: string | null;
   grant: CollabGrant | null;
+  /** y-websocket only: the token the grant came from (re-checked on access changes, expiry). */
+  token: string | null;
   /** Set in open(), cleared in close(). */
   conn: CollabConnection | null;
 }
@@ -69,6 +80,8 @@ export interface CollabSocketDeps {
   authorizer: CollabAuthorizer;
   logger: CollabLogger;
   limits?: Partial<CollabLimits>;
+  /** The clock tokens expire against (epoch ms); tests move it past an expiry. */
+  now?: () => number;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -91,6 +104,16 @@ interface Session {
   queueBytes: number;
   peer: CollabPeer | null;
   room: CollabRoom | null;
+  /** The credential and what it was granted: re-checked on access changes. */
+  token: string;
+  grant: CollabGrant | null;
+  /** When the token expires (epoch ms); null: it carries no expiry. */
+  expiresAt: number | null;
+  /** The generation of the access re-check in flight (frames queue meanwhile); 0: none. */
+  checking: number;
+  checkGen: number;
+  /** An access change arrived while the first authorisation was in flight: authorise again. */
+  authStale: boolean;
 }
 
 const PONG = new Uint8Array([MSG.pong]);
@@ -99,21 +122,30 @@ export class CollabConnection {
   private readonly sessions = new Map<string, Session>();
   private readonly limits: CollabLimits;
   private authTimer: ReturnType<typeof setTimeout> | undefined;
+  private expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The earliest expiry among the documents' tokens (epoch ms), or null. */
+  private expiresAt: number | null = null;
   private authenticatedOnce = false;
   private closed = false;
+  private readonly now: () => number;
 
   constructor(
     private readonly ws: ServerWebSocket<CollabSocketData>,
     private readonly deps: CollabSocketDeps,
   ) {
     this.limits = { ...COLLAB_LIMITS, ...deps.limits };
+    this.now = deps.now ?? Date.now;
   }
 
   open(): void {
     const d = this.ws.data;
     if (d.dialect === "y-websocket" && d.docId && d.grant) {
       const s = this.newSession(d.docId, d.docId);
-      this.joinRoom(s, d.grant);
+      s.token = d.token ?? "";
+      s.grant = d.grant;
+      s.expiresAt = tokenExpiry(s.token);
+      this.armExpiry();
+      this.joinRoom(s);
       return;
     }
     this.authTimer = setTimeout(() => {
@@ -122,7 +154,7 @@ export class CollabConnection {
   }
 
   message(data: Uint8Array): void {
-    if (this.closed) return;
+    if (this.closed || this.expireIfDue()) return;
     if (this.ws.data.dialect === "y-websocket") {
       const s = this.sessions.values().next().value as Session | undefined;
       if (s) this.deliver(s, data);
@@ -182,7 +214,98 @@ export class CollabConnection {
   close(): void {
     this.closed = true;
     if (this.authTimer) clearTimeout(this.authTimer);
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
     for (const s of this.sessions.values()) this.endSession(s);
+  }
+
+  /**
+   * Re-checks the documents an access change concerns; returns how many. Their frames
+   * queue until the authoriser answers, so none slips through on a right just revoked.
+   */
+  recheck(change: AccessChange): number {
+    if (this.closed) return 0;
+    let n = 0;
+    for (const s of this.sessions.values()) {
+      if (s.state === "closed") continue;
+      if (!s.grant) {
+        // Still authorising: its answer may predate the change, so it is asked again.
+        if (s.state === "authorizing" && (change.docId === null || change.docId === s.docId)) s.authStale = true;
+        continue;
+      }
+      if (!concerns(change, s.docId, s.grant)) continue;
+      n++;
+      this.recheckSession(s);
+    }
+    return n;
+  }
+
+  private recheckSession(s: Session): void {
+    const gen = ++s.checkGen;
+    s.checking = gen;
+    this.deps.authorizer.authorize(s.token, s.docId).then(
+      (grant) => {
+        if (this.closed || s.state === "closed" || s.checking !== gen) return;
+        s.checking = 0;
+        const was = s.grant;
+        s.grant = grant;
+        if (s.peer && s.peer.readOnly !== grant.readOnly) {
+          s.peer.readOnly = grant.readOnly;
+          // Hocuspocus providers take a later Authenticated as the new scope.
+          if (s.peer.hocuspocus) this.ws.send(framed(s.peer.prefix, authenticatedBody(grant.readOnly)));
+        }
+        if (was?.readOnly !== grant.readOnly) {
+          this.deps.logger.info(
+            { conn_id: this.ws.data.conn_id, doc_id: s.docId, user_id: grant.userId, read_only: grant.readOnly },
+            "collab access changed on an open document",
+          );
+        }
+        if (s.state === "open") this.flushQueue(s);
+      },
+      (err: unknown) => {
+        if (this.closed || s.state === "closed" || s.checking !== gen) return;
+        const log = { err, conn_id: this.ws.data.conn_id, doc_id: s.docId, user_id: s.grant?.userId };
+        if (err instanceof AppError) {
+          this.deps.logger.info(log, "collab access revoked; closing the connection");
+          this.shut(err.closeCode, closeReason(`${err.code}: ${err.message}`));
+        } else {
+          // Fail closed: a client that reconnects is authorised from scratch.
+          this.deps.logger.error(log, "collab access could not be re-checked; closing the connection");
+          this.shut(1013, "access could not be re-checked; reconnect");
+        }
+      },
+    );
+  }
+
+  /** Closes the socket now and ignores whatever it still sends. */
+  private shut(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.ws.close(code, reason);
+  }
+
+  /** The earliest token of this socket expired: close with 4401 (true), before applying anything. */
+  private expireIfDue(): boolean {
+    if (this.expiresAt === null || this.now() < this.expiresAt) return false;
+    this.deps.logger.info({ conn_id: this.ws.data.conn_id }, "collab token expired; closing the connection");
+    this.shut(TOKEN_EXPIRED.code, TOKEN_EXPIRED.reason);
+    return true;
+  }
+
+  /** (Re)arms the expiry timer for the earliest token of the socket. */
+  private armExpiry(): void {
+    let earliest: number | null = null;
+    for (const s of this.sessions.values()) {
+      if (s.expiresAt !== null && (earliest === null || s.expiresAt < earliest)) earliest = s.expiresAt;
+    }
+    this.expiresAt = earliest;
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
+    if (earliest === null || this.closed) return;
+    const wait = Math.min(Math.max(0, earliest - this.now()), MAX_TIMER_MS);
+    // A timer may fire a little early, or before a long wait is over: check, then re-arm.
+    this.expiryTimer = setTimeout(() => {
+      if (!this.expireIfDue()) this.armExpiry();
+    }, wait);
   }
 
   private newSession(address: string, docId: string): Session {
@@ -195,6 +318,12 @@ export class CollabConnection {
       queueBytes: 0,
       peer: null,
       room: null,
+      token: "",
+      grant: null,
+      expiresAt: null,
+      checking: 0,
+      checkGen: 0,
+      authStale: false,
     };
     this.sessions.set(address, s);
     return s;
@@ -206,11 +335,19 @@ export class CollabConnection {
     s.queue = [];
     s.room = null;
     this.sessions.delete(s.address);
+    if (s.expiresAt !== null && !this.closed) this.armExpiry();
+  }
+
+  private flushQueue(s: Session): void {
+    const queued = s.queue;
+    s.queue = [];
+    s.queueBytes = 0;
+    for (const body of queued) this.deliver(s, body);
   }
 
   /** Hands a frame to the room, or queues it while the document authenticates or loads. */
   private deliver(s: Session, body: Uint8Array): void {
-    if (s.state === "open" && s.room && s.peer) {
+    if (s.state === "open" && s.checking === 0 && s.room && s.peer) {
       if (!s.room.post(s.peer, body)) this.ws.close(1013, "document overloaded; retry later");
       return;
     }
@@ -229,6 +366,7 @@ export class CollabConnection {
 
   private authenticate(s: Session, token: string): void {
     s.state = "authorizing";
+    s.authStale = false;
     const reply = (body: Uint8Array) => this.ws.send(framed(addressPrefix(s.address), body));
     if (!isDocumentId(s.docId)) {
       reply(permissionDeniedBody("not_found: the document name must be a document UUID"));
@@ -238,8 +376,23 @@ export class CollabConnection {
     this.deps.authorizer.authorize(token, s.docId).then(
       (grant) => {
         if (this.closed || s.state !== "authorizing") return;
+        if (s.authStale) {
+          this.authenticate(s, token); // an access change arrived meanwhile: ask again
+          return;
+        }
+        const expiresAt = tokenExpiry(token);
+        if (expiresAt !== null && expiresAt <= this.now()) {
+          // Still inside the verifier's clock tolerance, but past `exp`: no session to open.
+          reply(permissionDeniedBody("unauthenticated: Token has expired"));
+          this.sessions.delete(s.address);
+          return;
+        }
         this.authenticatedOnce = true;
-        this.joinRoom(s, grant);
+        s.token = token;
+        s.grant = grant;
+        s.expiresAt = expiresAt;
+        this.armExpiry();
+        this.joinRoom(s);
       },
       (err: unknown) => {
         if (this.closed || s.state !== "authorizing") return;
@@ -256,12 +409,14 @@ export class CollabConnection {
     );
   }
 
-  private joinRoom(s: Session, grant: CollabGrant): void {
+  /** Joins the document's room with the session's grant (the latest, if re-checked meanwhile). */
+  private joinRoom(s: Session): void {
     const d = this.ws.data;
     const hocuspocus = d.dialect === "hocuspocus";
     this.deps.rooms.room(s.docId).then(
       (room) => {
-        if (this.closed || s.state === "closed") return;
+        if (this.closed || s.state === "closed" || !s.grant) return;
+        const grant = s.grant;
         const prefix = hocuspocus ? addressPrefix(s.address) : null;
         const ws = this.ws;
         const peer: CollabPeer = {
@@ -280,10 +435,8 @@ export class CollabConnection {
         s.tenantId = grant.tenantId;
         s.state = "open";
         room.join(peer);
-        const queued = s.queue;
-        s.queue = [];
-        s.queueBytes = 0;
-        for (const body of queued) this.deliver(s, body);
+        // A re-check in flight flushes the queue when it answers.
+        if (s.checking === 0) this.flushQueue(s);
         this.deps.logger.info(
           { conn_id: d.conn_id, doc_id: s.docId, user_id: grant.userId, read_only: grant.readOnly, dialect: d.dialect },
           "collab document opened",

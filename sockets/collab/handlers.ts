@@ -1,6 +1,8 @@
 /** Bun socket handlers for collaboration sockets: each socket owns one CollabConnection. */
 import type { ServerWebSocket } from "bun";
+import type { AccessChange } from "../../domain/editor/ports.ts";
 import { CollabConnection, type CollabSocketData, type CollabSocketDeps } from "./connection.ts";
+import type { CollabRevocations } from "./revocations.ts";
 
 export interface CollabHandlers {
   open(ws: ServerWebSocket<CollabSocketData>): void;
@@ -13,11 +15,18 @@ export interface CollabHandlers {
   closeAll(code: number, reason: string): void;
   /** Closes the sockets with a document of the tenant open (tenant deactivated); returns how many. */
   closeTenant(tenantId: string, code: number, reason: string): number;
+  /** Re-checks the open documents an access change concerns (downgrade or close); returns how many. */
+  recheck(change: AccessChange): number;
 }
 
-export function collabHandlers(deps: CollabSocketDeps): CollabHandlers {
+export interface CollabHandlersDeps extends CollabSocketDeps {
+  /** Access changes of this and the other instances: every one is re-checked here. */
+  revocations?: CollabRevocations;
+}
+
+export function collabHandlers(deps: CollabHandlersDeps): CollabHandlers {
   const open = new Set<ServerWebSocket<CollabSocketData>>();
-  return {
+  const handlers: CollabHandlers = {
     get size() {
       return open.size;
     },
@@ -31,6 +40,17 @@ export function collabHandlers(deps: CollabSocketDeps): CollabHandlers {
           ws.close(code, reason);
           n++;
         }
+      }
+      return n;
+    },
+    recheck(change) {
+      let n = 0;
+      for (const ws of open) n += ws.data.conn?.recheck(change) ?? 0;
+      if (n > 0) {
+        deps.logger.info(
+          { tenant_id: change.tenantId, doc_id: change.docId, user_id: change.userId, documents: n },
+          "re-checking collab access after an access change",
+        );
       }
       return n;
     },
@@ -57,4 +77,6 @@ export function collabHandlers(deps: CollabSocketDeps): CollabHandlers {
       conn?.close();
     },
   };
+  deps.revocations?.onChange((change) => handlers.recheck(change));
+  return handlers;
 }

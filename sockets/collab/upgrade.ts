@@ -14,6 +14,7 @@
 import type { Server } from "bun";
 import type { CollabAuthorizer } from "../../domain/editor/ports.ts";
 import { AppError } from "../../domain/errors.ts";
+import { tokenExpiry } from "./access.ts";
 import { type CollabSocketData, isDocumentId } from "./connection.ts";
 
 export const COLLAB_PATH = "/v1/editor/collab";
@@ -69,6 +70,7 @@ export async function handleCollabUpgrade(
       dialect: "hocuspocus",
       docId: null,
       grant: null,
+      token: null,
       conn: null,
     };
     const rest = url.pathname.slice(COLLAB_PATH.length + 1);
@@ -81,6 +83,10 @@ export async function handleCollabUpgrade(
       data.dialect = "y-websocket";
       data.docId = docId.toLowerCase();
       data.grant = await deps.authorizer.authorize(token, data.docId);
+      // Inside the verifier's clock tolerance but past `exp`: the socket would close at once.
+      const expiresAt = tokenExpiry(token);
+      if (expiresAt !== null && expiresAt <= Date.now()) throw new AppError("unauthenticated", "Token has expired");
+      data.token = token;
     }
     if (!server.upgrade(req, { data, headers: { "X-Request-Id": requestId } })) {
       throw new AppError("upgrade_required", "The WebSocket handshake was refused (check its headers)", undefined, {
