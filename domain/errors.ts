@@ -11,6 +11,12 @@ export const ERROR_TABLE = {
   not_found: { status: 404, close: 4404 },
   conflict: { status: 409, close: 4409 },
   payload_too_large: { status: 413, close: 1009 },
+  /** A request the route has, but not under this method (sent with an Allow header). */
+  method_not_allowed: { status: 405, close: 1003 },
+  /** A body type or Content-Encoding the route does not take. */
+  unsupported_media_type: { status: 415, close: 1003 },
+  /** Request headers past the installation's bound. */
+  headers_too_large: { status: 431, close: 1009 },
   /** A WebSocket endpoint called without a WebSocket handshake. */
   upgrade_required: { status: 426, close: 1002 },
   validation: { status: 422, close: 1007 },

@@ -7,9 +7,13 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AppError } from "../domain/errors.ts";
 import { makeGuards } from "./auth/guards.ts";
+import { limitBodies, refuseEncodedBodies } from "./body-limit.ts";
 import type { AppEnv } from "./context.ts";
 import type { AppDeps } from "./deps.ts";
+import { limitJsonDepth } from "./json-depth.ts";
+import { methodsMatcher } from "./method-not-allowed.ts";
 import { mountOpenApi } from "./openapi.ts";
+import { boundDetail, boundIssues } from "./problem.ts";
 import { RequestLog } from "./request-log.ts";
 import { registerBarrierRoutes } from "./routes/barriers/routes.ts";
 import { registerDocumentRoutes } from "./routes/documents/routes.ts";
@@ -30,6 +34,20 @@ import { registerUserRoutes } from "./routes/user/routes.ts";
 import { toValidationIssues } from "./validation.ts";
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * Our bound on the request line's headers. Bun refuses past its own --max-http-header-size
+ * (16 KiB by default) with an empty 431 before this code runs; started with a larger Bun
+ * limit, the requests between the two get this problem document instead.
+ */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+function headerBytes(headers: Headers): number {
+  let n = 0;
+  headers.forEach((v, k) => {
+    n += k.length + v.length + 4;
+  });
+  return n;
+}
 
 export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
@@ -58,12 +76,27 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     });
   });
 
+  // Hostile-input guards, before any route (or its auth) runs: header size, encoded bodies,
+  // the per-route body limit, then JSON depth on the bounded text.
+  app.use("*", async (c, next) => {
+    if (headerBytes(c.req.raw.headers) > MAX_HEADER_BYTES) {
+      throw new AppError("headers_too_large", `Request headers exceed ${MAX_HEADER_BYTES} bytes`);
+    }
+    await next();
+  });
+  app.use("*", refuseEncodedBodies);
+  app.use("*", limitBodies);
+  app.use("*", limitJsonDepth);
+
   app.onError((err, c) => {
     if (err instanceof AppError) {
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
       if (err.code === "unauthenticated")
         c.header("WWW-Authenticate", 'Bearer realm="cairn", ApiKey header="X-API-Key"');
-      return c.json(err.toBody(), err.status as ContentfulStatusCode);
+      // Never the body back: inputs excerpted and redacted, the document bounded in size.
+      const body = err.toBody();
+      const detail = typeof body.detail === "string" ? boundDetail(body.detail) : boundIssues(body.detail);
+      return c.json({ detail }, err.status as ContentfulStatusCode);
     }
     if (err instanceof HTTPException) {
       // Hono's validator reports an unparsable JSON body as a 400; the contract wants the
@@ -78,13 +111,24 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         };
         return c.json({ detail: [issue] }, 422);
       }
-      return c.json({ detail: err.message || "Request refused" }, err.status);
+      return c.json({ detail: boundDetail(err.message || "Request refused") }, err.status);
     }
     (c.get("log")?.logger ?? deps.logger).error({ err }, "unhandled error");
     return c.json({ detail: "Internal server error" }, 500);
   });
 
-  app.notFound((c) => c.json({ detail: "Not Found" }, 404));
+  const methodsAt = methodsMatcher(() => app.routes);
+  app.notFound((c) => {
+    const allowed = methodsAt(c.req.path);
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+      c.header("Allow", allowed.join(", "));
+      return c.json(
+        { detail: `Method ${boundDetail(c.req.method)} is not allowed here; allowed: ${allowed.join(", ")}` },
+        405,
+      );
+    }
+    return c.json({ detail: "Not Found" }, 404);
+  });
 
   const guards = makeGuards(deps);
   registerOpsRoutes(app, deps);

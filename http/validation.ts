@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { ValidationIssue } from "../domain/errors.ts";
+import { issueInput } from "./problem.ts";
 
 type ZodIssue = z.core.$ZodIssue;
 
@@ -115,9 +116,12 @@ export function toValidationIssues(issues: readonly ZodIssue[], target: string, 
   return issues.map((issue) => {
     const input = valueAt(data, issue.path);
     const { type, msg, ctx } = describe(issue, input);
+    // input is an excerpt of the offending value (never the whole body), credentials redacted.
     if (issue.code === "unrecognized_keys") {
-      return { loc: [root, ...issue.keys], msg, type, input: data, ctx };
+      const loc = [root, ...issue.keys];
+      return { loc, msg, type, input: issueInput(loc, data), ctx };
     }
-    return { loc: [root, ...issue.path.map(String)], msg, type, input: input ?? null, ctx };
+    const loc = [root, ...issue.path.map(String)];
+    return { loc, msg, type, input: issueInput(loc, input ?? null), ctx };
   });
 }

@@ -74,7 +74,9 @@ export function registerUserRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guar
     }),
     async (c) => {
       const { user } = c.get("identity") as UserIdentity;
-      const body = c.req.valid("json") ?? { label: "default" };
+      // The body is optional: without one (no Content-Type) the validator hands over {}
+      // unvalidated, so the defaults come from the schema here.
+      const body = NewApiKeyBody.parse(c.req.valid("json") ?? {});
       const made = generateApiKey();
       const max = TIER_LIMITS[user.tier].api_keys;
       const rec = await deps.store.createApiKey({
