@@ -1,10 +1,9 @@
 /**
- * DOCX text straight from the WordprocessingML (jszip + fast-xml-parser): body paragraphs
+ * DOCX text straight from the WordprocessingML (a budgeted ZIP reader, zip.ts, + fast-xml-parser): body paragraphs
  * and tables in order (a table row reads "cell | cell | cell"; nested tables flatten into
  * their cell), text boxes, headers and footers (once each, however many sections repeat
  * them), footnotes and endnotes. Deleted revisions and field codes are not text.
  */
-import JSZip from "jszip";
 import type { ExtractedDocument, TextBlock } from "../../domain/documents/types.ts";
 import { attr, childrenOf, find, parseXml, partReader, relationships, tagOf, textOf, type XNode } from "./xml.ts";
 
@@ -123,8 +122,7 @@ function findTextBoxes(nodes: readonly XNode[], out: XNode[] = []): XNode[] {
 }
 
 export async function extractDocx(bytes: Uint8Array): Promise<ExtractedDocument> {
-  const zip = await JSZip.loadAsync(bytes);
-  const read = partReader(zip);
+  const read = partReader(bytes);
   const main = await read("word/document.xml");
   if (!main) throw new Error("word/document.xml is missing");
   const rels = relationships(await read("word/_rels/document.xml.rels"), "word");

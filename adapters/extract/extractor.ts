@@ -7,16 +7,25 @@
 import { type DocFormat, detectFormat, SUPPORTED_FORMATS_TEXT } from "../../domain/documents/formats.ts";
 import { describeImage } from "../../domain/documents/image-description.ts";
 import type { ExtractedDocument } from "../../domain/documents/types.ts";
+import { currentUpload } from "../../domain/documents/upload-scope.ts";
 import { AppError } from "../../domain/errors.ts";
-import { ExtractionPool, ExtractionTimeout, Unreadable } from "./pool.ts";
+import { ExtractionPool, ExtractionTimeout, TooLarge, Unreadable } from "./pool.ts";
 import type { WorkerResult } from "./protocol.ts";
+import { imageSize } from "./raster.ts";
 import { describeWithVision, type VisionConfig } from "./vision.ts";
 
 export interface ExtractInput {
   filename: string;
   bytes: Uint8Array;
   contentType?: string | undefined;
+  /** Whose upload (a tenant id): bounds one tenant's waiting jobs. Default: the upload scope's. */
+  key?: string | undefined;
+  /** The request's signal: aborted, the job is dropped or its worker terminated. */
+  signal?: AbortSignal | undefined;
 }
+
+/** Decoded pixels an image may declare (PNG/JPEG header): past it, 413 before decoding. */
+export const MAX_IMAGE_PIXELS = 50_000_000;
 
 export interface ExtractorOptions {
   /** Worker threads, i.e. documents extracted at once (default 2). */
@@ -24,6 +33,8 @@ export interface ExtractorOptions {
   /** Documents waiting for a worker (default 16) and their total bytes (default 200 MiB). */
   maxQueued?: number;
   maxQueuedBytes?: number;
+  /** Documents of one tenant waiting for a worker (default 2); past it that tenant gets 503. */
+  maxQueuedPerTenant?: number;
   /** Deadline per document (default 120 s). */
   timeoutMs?: number;
   /** Scanned PDF pages OCR'd per document (default 50). */
@@ -51,6 +62,11 @@ export function fileError(
   return AppError.validation([{ loc: ["body", "file"], msg, type, input: filename, ctx }]);
 }
 
+/** 413 with a plain problem document: the file itself is small, what it unpacks to is not. */
+function tooLarge(detail: string): AppError {
+  return new AppError("payload_too_large", detail);
+}
+
 const MIME: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", svg: "image/png" };
 
 export class Extractor {
@@ -63,6 +79,7 @@ export class Extractor {
       size: opts.concurrency ?? 2,
       maxQueued: opts.maxQueued ?? 16,
       maxQueuedBytes: opts.maxQueuedBytes ?? 200 * 1024 * 1024,
+      maxQueuedPerKey: opts.maxQueuedPerTenant ?? 2,
       timeoutMs: opts.timeoutMs ?? 120_000,
     });
   }
@@ -84,10 +101,24 @@ export class Extractor {
       );
     }
     const format = verdict.format;
+    if (format === "png" || format === "jpeg") {
+      // A pixel bomb (a small file declaring a huge canvas) is refused before anything decodes it.
+      const size = imageSize(input.bytes);
+      if (size && size.width * size.height > MAX_IMAGE_PIXELS) {
+        throw tooLarge(
+          `The image declares ${size.width} x ${size.height} pixels; at most ${MAX_IMAGE_PIXELS / 1e6} megapixels are accepted`,
+        );
+      }
+    }
+    const scope = currentUpload();
     let result: WorkerResult;
     try {
-      result = await this.#pool.run({ format, bytes: input.bytes, maxOcrPages: this.#opts.maxOcrPages ?? 50 });
+      result = await this.#pool.run(
+        { format, bytes: input.bytes, maxOcrPages: this.#opts.maxOcrPages ?? 50 },
+        { key: input.key ?? scope?.tenantId, signal: input.signal ?? scope?.signal },
+      );
     } catch (e) {
+      if (e instanceof TooLarge) throw tooLarge(`The ${format.toUpperCase()} is too large once unpacked: ${e.message}`);
       if (e instanceof Unreadable) {
         throw fileError(
           "unreadable_file",

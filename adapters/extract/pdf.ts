@@ -22,6 +22,17 @@ export interface PdfOptions {
 const SCANNED_PAGE_CHARS = 20;
 /** Largest image handed to Tesseract, in pixels (an A4 page at 300 dpi is 8.7 MP). */
 const MAX_OCR_PIXELS = 12_000_000;
+/**
+ * Budgets against hostile PDFs (issue 13): pages read, text kept, images OCR'd per page, and
+ * the largest image PDF.js will decode (larger ones are skipped, not decoded). PDF.js offers
+ * no cap on a decoded content stream; the extraction deadline (pool timeoutMs) bounds that.
+ */
+export const PDF_BUDGET = {
+  maxPages: 2_000,
+  maxTextChars: 20_000_000,
+  maxOcrImagesPerPage: 4,
+  maxImagePixels: 50_000_000,
+};
 
 type Matrix = [number, number, number, number, number, number];
 
@@ -134,16 +145,24 @@ function runsOf(items: unknown[]): PdfRun[] {
 
 export async function extractPdf(bytes: Uint8Array, opts: PdfOptions): Promise<ExtractedDocument> {
   // Images above 60 MP (a 600 dpi A3 scan is 70 MP) are skipped by PDF.js rather than decoded.
-  const pdf = await getDocumentProxy(bytes, { maxImageSize: 60_000_000, stopAtErrors: false });
+  const pdf = await getDocumentProxy(bytes, { maxImageSize: PDF_BUDGET.maxImagePixels, stopAtErrors: false });
   try {
     const blocks: TextBlock[] = [];
     const notes: string[] = [];
     const ocrPages: number[] = [];
     const skipped: number[] = [];
-    for (let p = 1; p <= pdf.numPages; p++) {
+    const lastPage = Math.min(pdf.numPages, PDF_BUDGET.maxPages);
+    let chars = 0;
+    let truncatedAt = 0;
+    for (let p = 1; p <= lastPage; p++) {
+      if (chars > PDF_BUDGET.maxTextChars) {
+        truncatedAt = p;
+        break;
+      }
       const page = await pdf.getPage(p);
       const content = await page.getTextContent();
       const paras = pdfParagraphs(runsOf(content.items));
+      for (const t of paras) chars += t.length;
       const printable = paras.join("").replace(/\s+/g, "").length;
       if (printable >= SCANNED_PAGE_CHARS) {
         for (const text of paras) blocks.push({ text, page: p, kind: "paragraph" });
@@ -151,7 +170,7 @@ export async function extractPdf(bytes: Uint8Array, opts: PdfOptions): Promise<E
         skipped.push(p);
         for (const text of paras) blocks.push({ text, page: p, kind: "paragraph" });
       } else {
-        const images = await pageImages(page as unknown as PdfPageLike);
+        const images = (await pageImages(page as unknown as PdfPageLike)).slice(0, PDF_BUDGET.maxOcrImagesPerPage);
         let got = 0;
         for (const img of images) {
           const ocr = await opts.ocr.recognize(toPgm(img));
@@ -167,6 +186,8 @@ export async function extractPdf(bytes: Uint8Array, opts: PdfOptions): Promise<E
     if (ocrPages.length)
       notes.push(`OCR used on page${ocrPages.length > 1 ? "s" : ""} ${ocrPages.join(", ")} (no text layer)`);
     if (skipped.length) notes.push(`OCR limit reached: scanned pages ${skipped.join(", ")} were not read`);
+    if (pdf.numPages > lastPage) notes.push(`page limit reached: pages after ${lastPage} were not read`);
+    if (truncatedAt) notes.push(`text limit reached: pages from ${truncatedAt} on were not read`);
     return { format: "pdf", blocks, pages: pdf.numPages, notes };
   } finally {
     await pdf.loadingTask.destroy();

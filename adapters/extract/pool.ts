@@ -16,12 +16,16 @@ export interface PoolOptions {
   maxQueued: number;
   /** Bytes of waiting jobs' files. */
   maxQueuedBytes: number;
+  /** Jobs of one key (tenant) waiting beyond the running ones. */
+  maxQueuedPerKey?: number;
   /** Deadline per document, from the moment a worker takes it. */
   timeoutMs: number;
 }
 
 export class ExtractionTimeout extends Error {}
 export class Unreadable extends Error {}
+/** The file would inflate or decode past a budget (zip.ts, pixel caps): answered 413. */
+export class TooLarge extends Error {}
 
 type Job = Omit<ExtractJob, "id" | "type">;
 
@@ -38,7 +42,11 @@ export class ExtractionPool extends WorkerPool<Job, WorkerResult, ToWorker, From
         if (msg.type === "closed") return null;
         if (msg.type === "done") return { id: msg.id, ok: true, value: msg.result };
         const error =
-          msg.reason === "unreadable" ? new Unreadable(msg.message) : new Error(`extraction failed: ${msg.message}`);
+          msg.reason === "unreadable"
+            ? new Unreadable(msg.message)
+            : msg.reason === "too_large"
+              ? new TooLarge(msg.message)
+              : new Error(`extraction failed: ${msg.message}`);
         return { id: msg.id, ok: false, error };
       },
       shutdown: { message: { type: "close" }, isDone: (msg) => msg.type === "closed" },

@@ -1,10 +1,9 @@
 /**
- * PPTX text (jszip + fast-xml-parser): every slide in presentation order, and on each slide
+ * PPTX text (a budgeted ZIP reader, zip.ts, + fast-xml-parser): every slide in presentation order, and on each slide
  * every text frame, table and chart in the shape tree's order (groups included), then the
  * speaker notes. The slide number is the block's page. Charts read as their title, series
  * and data points, since the numbers are in the file.
  */
-import JSZip from "jszip";
 import type { ExtractedDocument, TextBlock } from "../../domain/documents/types.ts";
 import {
   attr,
@@ -119,8 +118,7 @@ async function shapeBlocks(nodes: readonly XNode[], ctx: SlideContext, page: num
 }
 
 export async function extractPptx(bytes: Uint8Array): Promise<ExtractedDocument> {
-  const zip = await JSZip.loadAsync(bytes);
-  const read = partReader(zip);
+  const read = partReader(bytes);
   const pres = await read("ppt/presentation.xml");
   if (!pres) throw new Error("ppt/presentation.xml is missing");
   const presRels = relationships(await read("ppt/_rels/presentation.xml.rels"), "ppt");

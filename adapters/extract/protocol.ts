@@ -29,6 +29,9 @@ export interface WorkerResult {
 
 export type FromWorker =
   | { type: "done"; id: number; result: WorkerResult }
-  /** `unreadable`: the file is corrupt or not what its signature says (answered 422). */
-  | { type: "failed"; id: number; reason: "unreadable" | "internal"; message: string }
+  /**
+   * `unreadable`: the file is corrupt or not what its signature says (answered 422);
+   * `too_large`: it would inflate or decode past a budget (an archive, a pixel count: 413).
+   */
+  | { type: "failed"; id: number; reason: "unreadable" | "too_large" | "internal"; message: string }
   | { type: "closed" };

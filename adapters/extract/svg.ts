@@ -44,11 +44,15 @@ export function svgTextLines(bytes: Uint8Array): string[] {
   return lines;
 }
 
+/** Pixels a rasterised SVG may have: a huge declared canvas is scaled down, never rendered whole. */
+export const MAX_SVG_PIXELS = 25_000_000;
+
 /** A PNG of the SVG, at least 1000 px on its longer side (small icons are enlarged for OCR). */
 export function rasteriseSvg(bytes: Uint8Array): Buffer {
   const probe = new Resvg(Buffer.from(bytes));
   const longer = Math.max(probe.width, probe.height) || 1;
-  const scale = Math.min(4, Math.max(1, 1000 / longer));
+  const area = Math.max(1, probe.width * probe.height);
+  const scale = Math.min(4, Math.max(1, 1000 / longer), Math.sqrt(MAX_SVG_PIXELS / area));
   const resvg = new Resvg(Buffer.from(bytes), {
     fitTo: { mode: "zoom", value: scale },
     background: "white",

@@ -13,6 +13,7 @@ import { extractPptx } from "./pptx.ts";
 import type { ExtractJob, FromWorker, ToWorker, WorkerResult } from "./protocol.ts";
 import { imageSize } from "./raster.ts";
 import { rasteriseSvg, svgTextLines } from "./svg.ts";
+import { PackageTooLarge } from "./zip.ts";
 
 declare const self: Worker;
 
@@ -97,7 +98,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
     post({
       type: "failed",
       id: msg.id,
-      reason: internal ? "internal" : "unreadable",
+      reason: err instanceof PackageTooLarge ? "too_large" : internal ? "internal" : "unreadable",
       message: err.message ?? String(e),
     });
   }

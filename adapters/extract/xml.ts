@@ -4,6 +4,7 @@
  * an SVG's text elements are read in the order they were written.
  */
 import { XMLParser } from "fast-xml-parser";
+import { openPackage } from "./zip.ts";
 
 /** One element: `{ tag: children, ":@": attributes }`, or a text node `{ "#text": value }`. */
 export type XNode = Record<string, unknown>;
@@ -101,21 +102,8 @@ function resolvePart(baseDir: string, target: string): string {
   return parts.join("/");
 }
 
-/** Most bytes read out of one DOCX/PPTX package: a zip bomb is refused, not inflated. */
-export const MAX_PACKAGE_BYTES = 256 * 1024 * 1024;
-
-interface ZipLike {
-  file(path: string): { async(type: "string"): Promise<string>; _data?: { uncompressedSize?: number } } | null;
-}
-
-/** A reader of package parts that stops once MAX_PACKAGE_BYTES would be inflated. */
-export function partReader(zip: ZipLike): (path: string) => Promise<string | undefined> {
-  let budget = MAX_PACKAGE_BYTES;
-  return async (path) => {
-    const f = zip.file(path);
-    if (!f) return undefined;
-    budget -= f._data?.uncompressedSize ?? 0;
-    if (budget < 0) throw new Error(`the package inflates to more than ${MAX_PACKAGE_BYTES >> 20} MiB`);
-    return f.async("string");
-  };
+/** A reader of package parts under the ZIP budget (zip.ts): a zip bomb is refused, not inflated. */
+export function partReader(bytes: Uint8Array): (path: string) => Promise<string | undefined> {
+  const pkg = openPackage(bytes);
+  return async (path) => pkg.text(path);
 }

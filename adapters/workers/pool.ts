@@ -10,6 +10,9 @@
  * - An optional deadline per job, counted from the moment a thread takes it: past it the
  *   thread is terminated (the only way to stop a stuck parser) and replaced on next use.
  * - A thread that dies fails its job and is replaced on next use.
+ * - Optionally, a job carries a key (a tenant) and an AbortSignal: at most `maxQueuedPerKey`
+ *   of one key's jobs wait, so one caller cannot fill the queue for the others; an aborted
+ *   job leaves the queue, or, when running, has its thread terminated and replaced.
  * - An idle thread does not keep the process alive; a busy one does.
  *
  * Each user speaks its own message protocol: `encode` turns a job into the message a thread
@@ -35,6 +38,8 @@ export interface WorkerPoolOptions<Job, R, In, Out> {
   timeoutMs?: number;
   /** The error a job past its deadline fails with (default: AppError "unavailable"). */
   timeoutError?(ms: number): Error;
+  /** Jobs of one key (RunOptions.key) waiting at most; past it that key's jobs are refused with 503. */
+  maxQueuedPerKey?: number;
   /** Seconds in the Retry-After header of a refusal (default 5). */
   retryAfterSeconds?: number;
   encode(id: number, job: Job): In;
@@ -47,12 +52,26 @@ export interface WorkerPoolOptions<Job, R, In, Out> {
   shutdown?: { message: In; isDone(msg: Out): boolean; graceMs?: number };
 }
 
+/** Per-job options of `run`; both optional, so existing callers are unchanged. */
+export interface RunOptions {
+  /** Who the job is for (a tenant): bounds its queued jobs by `maxQueuedPerKey`. */
+  key?: string;
+  /** Aborted: the job leaves the queue, or its running thread is terminated and replaced. */
+  signal?: AbortSignal;
+}
+
+/** The job's signal was aborted (its caller went away) before it finished. */
+export class JobCancelled extends Error {}
+
 interface Pending<Job, R> {
   id: number;
   job: Job;
   bytes: number;
+  key: string | undefined;
   resolve(v: R): void;
   reject(e: Error): void;
+  /** Detaches the abort listener. */
+  detach(): void;
 }
 
 interface Slot<Job, R> {
@@ -87,15 +106,29 @@ export class WorkerPool<Job, R, In = unknown, Out = unknown> {
     };
   }
 
-  run(job: Job): Promise<R> {
+  /** Jobs of one key running and waiting. */
+  loadOf(key: string): { running: number; queued: number } {
+    return {
+      running: this.#slots.filter((s) => s.current?.key === key).length,
+      queued: this.#queue.filter((p) => p.key === key).length,
+    };
+  }
+
+  run(job: Job, opts: RunOptions = {}): Promise<R> {
     const o = this.#opts;
     if (this.#closed) return Promise.reject(new AppError("unavailable", `${o.name} is shutting down`));
+    const { key, signal } = opts;
+    if (signal?.aborted) return Promise.reject(new JobCancelled(`${o.name} job cancelled`));
     const bytes = o.bytesOf?.(job) ?? 0;
     const idle = this.#queue.length === 0 && this.#slots.some((s) => !s.current);
     const full =
       this.#queue.length >= o.maxQueued ||
       (o.maxQueuedBytes !== undefined && this.#queuedBytes + bytes > o.maxQueuedBytes);
-    if (!idle && full) {
+    const keyFull =
+      key !== undefined &&
+      o.maxQueuedPerKey !== undefined &&
+      this.#queue.filter((p) => p.key === key).length >= o.maxQueuedPerKey;
+    if (!idle && (full || keyFull)) {
       return Promise.reject(
         new AppError("unavailable", `${o.name} is at capacity; retry shortly`, undefined, {
           "Retry-After": String(o.retryAfterSeconds ?? 5),
@@ -103,10 +136,38 @@ export class WorkerPool<Job, R, In = unknown, Out = unknown> {
       );
     }
     return new Promise<R>((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, job, bytes, resolve, reject });
+      const onAbort = () => this.#cancel(p);
+      const p: Pending<Job, R> = {
+        id: this.#nextId++,
+        job,
+        bytes,
+        key,
+        resolve,
+        reject,
+        detach: () => signal?.removeEventListener("abort", onAbort),
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#queue.push(p);
       this.#queuedBytes += bytes;
       this.#pump();
     });
+  }
+
+  /** An aborted job: out of the queue, or its thread terminated (the only way to stop a parser). */
+  #cancel(p: Pending<Job, R>): void {
+    const cancelled = new JobCancelled(`${this.#opts.name} job cancelled`);
+    const i = this.#queue.indexOf(p);
+    if (i >= 0) {
+      this.#queue.splice(i, 1);
+      this.#queuedBytes -= p.bytes;
+      p.reject(cancelled);
+      return;
+    }
+    const slot = this.#slots.find((s) => s.current === p);
+    if (!slot) return;
+    this.#kill(slot);
+    p.reject(cancelled);
+    this.#pump();
   }
 
   /** Sends `msg` to every started thread, ordered before any job it takes afterwards. */
@@ -119,7 +180,10 @@ export class WorkerPool<Job, R, In = unknown, Out = unknown> {
     const o = this.#opts;
     this.#closed = true;
     const closing = () => new AppError("unavailable", `${o.name} is shutting down`);
-    for (const p of this.#queue.splice(0)) p.reject(closing());
+    for (const p of this.#queue.splice(0)) {
+      p.detach();
+      p.reject(closing());
+    }
     this.#queuedBytes = 0;
     const shutdown = o.shutdown;
     if (!shutdown) {
@@ -211,6 +275,7 @@ export class WorkerPool<Job, R, In = unknown, Out = unknown> {
   }
 
   #finish(slot: Slot<Job, R>): void {
+    slot.current?.detach();
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
     slot.current = null;

@@ -35,6 +35,7 @@ import type {
   Visibility,
 } from "./types.ts";
 import type { UploadGate } from "./upload-gate.ts";
+import { type UploadScope, uploadScope } from "./upload-scope.ts";
 
 /** The uploaded file as the HTTP layer received it. */
 export interface UploadedFile {
@@ -52,6 +53,8 @@ export interface UploadInput {
   docType: DocType;
   entityId: string | null;
   acl: DocumentAcl;
+  /** The request's signal: once aborted (the client went away) nothing more is done or written. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Spec 2.10, exactly. */
@@ -87,7 +90,8 @@ export type BarrierReader = Pick<BarrierStore, "crossedBarriers" | "get">;
 export interface DocumentServiceDeps {
   index: DocumentIndexPort;
   embedder: Embedder;
-  extract(file: UploadedFile): Promise<ExtractedDocument>;
+  /** Also called inside `uploadScope` (upload-scope.ts), for extractors wired without `scope`. */
+  extract(file: UploadedFile, scope: UploadScope): Promise<ExtractedDocument>;
   chunk(doc: ExtractedDocument): Chunk[] | Promise<Chunk[]>;
   barriers: BarrierReader;
   /** Null: the answer endpoint is extractive. */
@@ -112,6 +116,11 @@ export function noTextError(filename: string, format: string | null, why: string
       ctx: format ? { format } : {},
     },
   ]);
+}
+
+/** Stops an upload whose client went away: nothing after this point is written. */
+function abandoned(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AppError("unavailable", "The upload was cancelled: the client went away");
 }
 
 export class DocumentService {
@@ -150,7 +159,10 @@ export class DocumentService {
         },
       ]);
     }
-    const extracted = await this.deps.extract(file);
+    const signal = input.signal;
+    const scope: UploadScope = { tenantId: tenant.tenantId, signal };
+    const extracted = await uploadScope.run(scope, () => this.deps.extract(file, scope));
+    abandoned(signal);
     const hasText = extracted.blocks.some((b) => b.text.trim().length > 0);
     if (!hasText) throw noTextError(file.filename, extracted.format, "the document has no text layer or readable text");
     const chunks = (await this.deps.chunk(extracted)).filter((c) => c.text.trim().length > 0);
@@ -175,6 +187,8 @@ export class DocumentService {
       uploaded_at: (this.deps.now?.() ?? new Date()).toISOString(),
       acl: input.acl,
     };
+    // A client that went away while we embedded gets no half-indexed document.
+    abandoned(signal);
     // Returns once the chunks are committed: the document is searchable when we answer.
     await this.deps.index.putDocument(tenant, meta, indexed);
     return {

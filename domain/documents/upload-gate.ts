@@ -3,6 +3,13 @@
  * the extraction/embedding workers): `concurrency` run, at most `maxQueued` wait in FIFO
  * order for at most `maxWaitMs`; anything beyond is refused at once, so the caller answers
  * 503 with Retry-After instead of piling up requests and memory.
+ *
+ * Fairness (issue 13): an upload acquired with a key (its tenant) is also held to a per-key
+ * bound: at most `perKey.running` of one tenant's uploads run (by default one fewer than
+ * `concurrency`, so a slot is always left for other tenants) and at most `perKey.queued`
+ * wait. A freed slot goes to the first waiter whose tenant is under its running bound, so a
+ * tenant uploading bombs in a loop queues behind itself, not in front of everyone else.
+ * A waiter whose signal aborts (the client went away) leaves the queue at once.
  */
 import { AppError } from "../errors.ts";
 
@@ -12,61 +19,104 @@ export interface UploadGateOptions {
   maxWaitMs: number;
   /** Seconds suggested to a refused client. */
   retryAfterSeconds?: number;
+  /** Per-key bounds (defaults: running max(1, concurrency - 1), queued 2). */
+  perKey?: { running?: number; queued?: number };
 }
 
 interface Waiter {
+  key: string | undefined;
   grant: () => void;
   timer: ReturnType<typeof setTimeout>;
 }
 
 export class UploadGate {
   private running = 0;
+  private readonly runningByKey = new Map<string, number>();
   private readonly waiting: Waiter[] = [];
   private readonly retryAfter: string;
+  private readonly keyRunning: number;
+  private readonly keyQueued: number;
 
   constructor(private readonly opts: UploadGateOptions) {
     if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error("UploadGate: concurrency >= 1");
     if (!Number.isInteger(opts.maxQueued) || opts.maxQueued < 0) throw new Error("UploadGate: maxQueued >= 0");
     this.retryAfter = String(opts.retryAfterSeconds ?? 5);
+    this.keyRunning = opts.perKey?.running ?? Math.max(1, opts.concurrency - 1);
+    this.keyQueued = opts.perKey?.queued ?? 2;
   }
 
   get stats(): { running: number; queued: number } {
     return { running: this.running, queued: this.waiting.length };
   }
 
-  /** Resolves with a release function once a slot is free; throws 503 when the queue is full or the wait ran out. */
-  acquire(): Promise<() => void> {
-    if (this.running < this.opts.concurrency) {
-      this.running += 1;
-      return Promise.resolve(this.releaser());
-    }
+  /** One key's uploads running and waiting. */
+  statsOf(key: string): { running: number; queued: number } {
+    return { running: this.runningByKey.get(key) ?? 0, queued: this.waiting.filter((w) => w.key === key).length };
+  }
+
+  /**
+   * Resolves with a release function once a slot is free; throws 503 when the queue (or the
+   * key's share of it) is full or the wait ran out, and rejects at once when `signal` aborts.
+   */
+  acquire(key?: string, signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(this.cancelled());
+    if (this.running < this.opts.concurrency && this.eligible(key)) return Promise.resolve(this.take(key));
     if (this.waiting.length >= this.opts.maxQueued) return Promise.reject(this.busy("the upload queue is full"));
+    if (key !== undefined && this.statsOf(key).queued >= this.keyQueued) {
+      return Promise.reject(this.busy(`this tenant already has ${this.keyQueued} uploads waiting`));
+    }
     return new Promise((resolve, reject) => {
+      const leave = () => {
+        clearTimeout(waiter.timer);
+        signal?.removeEventListener("abort", onAbort);
+        const i = this.waiting.indexOf(waiter);
+        if (i >= 0) this.waiting.splice(i, 1);
+      };
+      const onAbort = () => {
+        leave();
+        reject(this.cancelled());
+      };
       const waiter: Waiter = {
+        key,
         grant: () => {
-          clearTimeout(waiter.timer);
-          resolve(this.releaser());
+          leave();
+          resolve(this.take(key));
         },
         timer: setTimeout(() => {
-          const i = this.waiting.indexOf(waiter);
-          if (i >= 0) this.waiting.splice(i, 1);
+          leave();
           reject(this.busy(`no upload slot became free within ${this.opts.maxWaitMs} ms`));
         }, this.opts.maxWaitMs),
       };
+      signal?.addEventListener("abort", onAbort, { once: true });
       this.waiting.push(waiter);
     });
   }
 
-  private releaser(): () => void {
+  private eligible(key: string | undefined): boolean {
+    return key === undefined || (this.runningByKey.get(key) ?? 0) < this.keyRunning;
+  }
+
+  private take(key: string | undefined): () => void {
+    this.running += 1;
+    if (key !== undefined) this.runningByKey.set(key, (this.runningByKey.get(key) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.waiting.shift();
-      // The slot passes straight to the next waiter: `running` stays the same.
-      if (next) next.grant();
-      else this.running -= 1;
+      this.running -= 1;
+      if (key !== undefined) {
+        const n = (this.runningByKey.get(key) ?? 1) - 1;
+        if (n > 0) this.runningByKey.set(key, n);
+        else this.runningByKey.delete(key);
+      }
+      // The first waiter whose tenant is under its bound takes the slot (FIFO otherwise).
+      const next = this.waiting.find((w) => this.eligible(w.key));
+      if (next && this.running < this.opts.concurrency) next.grant();
     };
+  }
+
+  private cancelled(): AppError {
+    return new AppError("unavailable", "The upload was cancelled: the client went away");
   }
 
   private busy(why: string): AppError {

@@ -3,6 +3,10 @@
  * one file it keeps (at most `maxFileBytes`). The moment the file passes the limit, or a
  * second file starts, reading stops (the request stream is cancelled) and the error is
  * thrown, so a 60 MB upload is refused after ~50 MB, not after all of it arrived.
+ *
+ * A body that trickles in (slow-loris) is cut off too: after `graceMs`, the body must keep
+ * arriving at `minBytesPerSecond` on average and arrive whole within `maxMs`; otherwise
+ * reading stops and SlowUpload is thrown (answered 408 with Connection: close).
  */
 import busboy from "busboy";
 import { AppError, type ValidationIssue } from "../../../domain/errors.ts";
@@ -26,7 +30,16 @@ export interface MultipartLimits {
   maxFields: number;
   /** Bytes per text field value. */
   maxFieldBytes: number;
+  /** Time before the average-rate rule applies (default 10 s). */
+  graceMs?: number;
+  /** Average body rate required after `graceMs` (default 16 KiB/s: 50 MB in under an hour). */
+  minBytesPerSecond?: number;
+  /** The whole body arrives within this (default 15 minutes). */
+  maxMs?: number;
 }
+
+/** The body arrived too slowly: answered 408, and the connection is closed. */
+export class SlowUpload extends Error {}
 
 /** Bytes of multipart framing and text fields tolerated on top of the file in Content-Length. */
 export function maxBodyBytes(l: MultipartLimits): number {
@@ -83,7 +96,9 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
     failure ??= e;
   };
 
-  bb.on("field", (name, value, info) => {
+  // busboy reports a part without a name (or name="") as undefined: it is the empty name.
+  bb.on("field", (rawName, value, info) => {
+    const name = rawName ?? "";
     if (info.valueTruncated) {
       fail(
         invalid(
@@ -102,7 +117,8 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
     list.push(value);
     fields.set(name, list);
   });
-  bb.on("file", (name, stream, info) => {
+  bb.on("file", (rawName, stream, info) => {
+    const name = rawName ?? "";
     // Destroying the parser on a refusal ends open file streams with an error: expected, not a crash.
     stream.on("error", () => {});
     if (file !== null) {
@@ -147,14 +163,37 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
   finished.catch(() => {});
 
   const reader = req.body.getReader();
+  const started = Date.now();
+  const graceMs = limits.graceMs ?? 10_000;
+  const minRate = limits.minBytesPerSecond ?? 16 * 1024;
+  const maxMs = limits.maxMs ?? 15 * 60_000;
+  let received = 0;
+  let slow: SlowUpload | null = null;
+  // A read that never returns (bytes trickling or none at all) is ended by cancelling the reader.
+  const watchdog = setInterval(
+    () => {
+      const elapsed = Date.now() - started;
+      const rate = received / (elapsed / 1000);
+      if (elapsed > maxMs || (elapsed > graceMs && rate < minRate)) {
+        slow = new SlowUpload(
+          `The upload body arrived too slowly (${received} bytes in ${Math.round(elapsed / 1000)} s; at least ` +
+            `${Math.round(minRate / 1024)} KiB/s is needed, and at most ${Math.round(maxMs / 1000)} s in all)`,
+        );
+        reader.cancel().catch(() => {});
+      }
+    },
+    Math.min(1000, graceMs),
+  );
   try {
     for (;;) {
-      if (failure) break;
+      if (failure || slow) break;
       const { done, value } = await reader.read();
+      if (slow) break;
       if (done) {
         bb.end();
         break;
       }
+      received += value.byteLength;
       if (!bb.write(value) && !failure) {
         await new Promise<void>((resolve) => {
           const go = () => {
@@ -167,17 +206,18 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
         });
       }
     }
-    if (!failure) await finished;
+    if (!failure && !slow) await finished;
   } catch (err) {
-    if (!failure) {
+    if (!failure && !slow) {
       // A malformed body (busboy) or a client that went away mid-upload.
       fail(invalid(["body"], `Malformed multipart body: ${(err as Error).message}`, "multipart_invalid"));
     }
   }
-  if (failure) {
+  clearInterval(watchdog);
+  if (slow || failure) {
     await reader.cancel().catch(() => {});
     bb.destroy();
-    throw failure;
+    throw slow ?? failure;
   }
   return { fields, file };
 }

@@ -3,6 +3,8 @@
  * (spec 5). The upload checks the index and takes an upload slot before it reads a byte
  * of the body, so a refused request costs nothing; the body is then streamed (413 as soon
  * as the file passes 50 MB) and the answer is sent once the document is in the index.
+ * The request's signal follows the upload: a client that goes away leaves the gate's queue,
+ * has its extraction job dropped or its worker terminated, and nothing is indexed.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { DocumentService } from "../../../domain/documents/service.ts";
@@ -14,7 +16,7 @@ import { documentIndexName } from "../../../domain/namespaces.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import { AUTH_ERRORS, ErrorBody, json } from "../../schemas.ts";
-import { type MultipartLimits, readMultipart } from "./multipart.ts";
+import { type MultipartLimits, readMultipart, SlowUpload } from "./multipart.ts";
 import {
   DocIdParam,
   DocumentRecord,
@@ -73,7 +75,8 @@ export function registerDocumentRoutes(
       },
       responses: {
         200: json(UploadedDocument, "Indexed"),
-        413: json(ErrorBody, "The file exceeds 50 MB"),
+        408: json(ErrorBody, "The body arrived too slowly (the connection is closed)"),
+        413: json(ErrorBody, "The file exceeds 50 MB, or would unpack (archive, image) past the extraction budget"),
         503: json(ErrorBody, "The tenant's document index is not provisioned, or too many uploads are in progress"),
         ...AUTH_ERRORS,
         422: {
@@ -84,17 +87,27 @@ export function registerDocumentRoutes(
     }),
     async (c) => {
       const { ref, identity } = callerOf(c);
+      const signal = c.req.raw.signal;
       let release: () => void;
       try {
         await documents.requireIndex(ref);
-        release = await documents.gate.acquire();
+        release = await documents.gate.acquire(ref.tenantId, signal);
       } catch (err) {
         await c.req.raw.body?.cancel().catch(() => {});
         throw closing(err);
       }
       try {
-        const form = parseUploadForm(await readMultipart(c.req.raw, limits), identity);
+        let parsed: Awaited<ReturnType<typeof readMultipart>>;
+        try {
+          parsed = await readMultipart(c.req.raw, limits);
+        } catch (err) {
+          if (!(err instanceof SlowUpload)) throw err;
+          // 408 has no code in the error table (domain/errors.ts); the problem body is the same shape.
+          return c.json({ detail: err.message }, 408, { Connection: "close" });
+        }
+        const form = parseUploadForm(parsed, identity);
         const doc = await documents.upload({
+          signal,
           tenant: ref,
           uploadedBy: form.identityId,
           file: { filename: form.file.filename, mimeType: form.file.mimeType, bytes: form.file.bytes },
