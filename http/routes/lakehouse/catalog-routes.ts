@@ -6,6 +6,7 @@ import { type Catalog, catalogSecretContext } from "../../../domain/lakehouse-ca
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
+import { stripUserinfo } from "../../problem.ts";
 import { AUTH_ERRORS, ErrorBody, json } from "../../schemas.ts";
 import { redactingHook, tenantForCaller } from "./access.ts";
 import { ActiveCatalog, CatalogBody, CatalogListItem, CatalogRecord, TenantIdParam } from "./schema.ts";
@@ -20,7 +21,8 @@ function catalogRecord(c: Catalog): z.infer<typeof CatalogRecord> {
     tenant_slug: c.tenant_slug,
     catalog_name: c.catalog_name,
     catalog_type: c.catalog_type,
-    catalog_uri: c.catalog_uri,
+    // Rows stored before userinfo was refused keep it; it never leaves the service.
+    catalog_uri: stripUserinfo(c.catalog_uri),
     warehouse: c.warehouse,
     storage_prefix: c.storage_prefix,
     is_active: c.is_active,

@@ -215,6 +215,33 @@ describe("lakehouse catalogs", () => {
     const tooLong = await call(path, owner, "POST", catalogBody({ s3_secret_key_enc: `${SECRET}${"x".repeat(5000)}` }));
     expect(tooLong.status).toBe(422);
   });
+
+  test("an array body is refused without echoing the credentials inside it (issue 13)", async () => {
+    const path = `/v1/admin/tenants/${svc.tenantId}/catalog`;
+    const res = await call(path, owner, "POST", [catalogBody(), catalogBody()]);
+    expect(res.status).toBe(422);
+    expect(details(res)[0]).toMatchObject({ loc: ["body"], type: "dict_type" });
+    expect(res.text).not.toContain(SECRET);
+    expect(res.text).not.toContain(ACCESS_KEY);
+  });
+
+  test("catalog_uri or s3_endpoint with user:password@ is refused (422) and nothing is stored", async () => {
+    const path = `/v1/admin/tenants/${bare.tenant.tenant_id}/catalog`;
+    const password = `pw-${crypto.randomUUID()}`;
+    for (const field of ["catalog_uri", "s3_endpoint"]) {
+      const res = await call(
+        path,
+        bare.owner,
+        "POST",
+        catalogBody({ [field]: `https://admin:${password}@catalog.example.com/api` }),
+      );
+      expect(res.status).toBe(422);
+      const issue = details(res).find((i) => i.loc.join(".") === `body.${field}`);
+      expect(issue?.msg).toContain("must not carry credentials");
+      expect(res.text).not.toContain(password);
+    }
+    expect((await call(path, bare.owner)).status).toBe(404);
+  });
 });
 
 describe("sync targets", () => {

@@ -15,11 +15,23 @@ const CATALOG_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const WAREHOUSE_RE = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/;
 /** A relative key prefix: no leading slash, no `..` segments, no whitespace. */
 const PREFIX_RE = /^(?!\/)(?!.*(^|\/)\.\.(\/|$))[A-Za-z0-9._\-/=]{1,512}$/;
+/** `scheme://anything@host`: credentials in the authority part of a URL. */
+const USERINFO_RE = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
+/**
+ * A URL of one of the protocols, without userinfo: a URI is stored and returned as given, so
+ * `user:password@` in it would be a secret kept in clear and echoed back (decisions.md).
+ */
 const urlOf = (protocols: string[]) =>
   z
     .string()
+    .max(2048)
     .url()
-    .refine((v) => protocols.some((p) => v.startsWith(`${p}://`)), `must start with ${protocols.join(":// or ")}://`);
+    .refine((v) => protocols.some((p) => v.startsWith(`${p}://`)), `must start with ${protocols.join(":// or ")}://`)
+    .refine(
+      (v) => !USERINFO_RE.test(v),
+      "must not carry credentials (user:password@); storage credentials go in s3_access_key_id and " +
+        "s3_secret_key_enc, which are encrypted at rest and never returned",
+    );
 
 export const TenantIdParam = z.object({ tenant_id: z.string().uuid() });
 export const SyncTargetIdParam = z.object({ id: z.string().uuid() });
@@ -35,14 +47,20 @@ export const CatalogBody = z
     warehouse: z.string().regex(WAREHOUSE_RE).openapi({ example: "s3://lakehouse/warehouse" }),
     storage_prefix: z.string().regex(PREFIX_RE).openapi({ example: "tenants/acme" }),
     s3_endpoint: urlOf(["http", "https"]).nullable().default(null),
-    s3_access_key_id: z.string().min(1).max(256).nullable().default(null),
+    s3_access_key_id: z
+      .string()
+      .min(1)
+      .max(256)
+      .nullable()
+      .default(null)
+      .openapi({ writeOnly: true, description: "The storage access key id; never returned" }),
     s3_secret_key_enc: z
       .string()
       .min(1)
       .max(4096)
       .nullable()
       .default(null)
-      .openapi({ description: "The storage secret key; encrypted at rest, never returned" }),
+      .openapi({ writeOnly: true, description: "The storage secret key; encrypted at rest, never returned" }),
     metadata: z.record(z.string(), z.unknown()).default({}),
   })
   .strict();
