@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { AppError } from "../../domain/errors.ts";
 import type { FromFixture, ToFixture } from "./pool.fixture-worker.ts";
-import { WorkerPool, type WorkerPoolOptions } from "./pool.ts";
+import { JobCancelled, WorkerPool, type WorkerPoolOptions } from "./pool.ts";
 
 type Job = { op: "echo" | "fail" | "hang" | "crash" | "exit"; value: string };
 
@@ -94,5 +94,43 @@ describe("WorkerPool", () => {
     await expect(stuck).rejects.toMatchObject({ code: "unavailable" });
     await expect(waiting).rejects.toMatchObject({ code: "unavailable" });
     await expect(p.run(echo("late"))).rejects.toMatchObject({ code: "unavailable" });
+  });
+
+  test("an aborted job leaves the queue; an aborted running job has its thread terminated and replaced", async () => {
+    const p = pool({ size: 1, maxQueued: 4 });
+    const running = new AbortController();
+    const queued = new AbortController();
+    const hung = p.run({ op: "hang", value: "a" }, { signal: running.signal }).catch((e: unknown) => e);
+    const waiting = p.run(echo("b"), { signal: queued.signal }).catch((e: unknown) => e);
+    expect(p.load).toMatchObject({ running: 1, queued: 1 });
+    queued.abort();
+    expect(await waiting).toBeInstanceOf(JobCancelled);
+    expect(p.load).toMatchObject({ running: 1, queued: 0 });
+    running.abort();
+    expect(await hung).toBeInstanceOf(JobCancelled);
+    expect(p.load).toMatchObject({ running: 0, queued: 0 });
+    // A fresh thread takes the next job (the hung one could never answer).
+    expect(await p.run(echo("c"))).toBe("c");
+    // An already aborted signal never reaches a thread.
+    expect(await p.run(echo("d"), { signal: AbortSignal.abort() }).catch((e: unknown) => e)).toBeInstanceOf(
+      JobCancelled,
+    );
+  });
+
+  test("one key's waiting jobs are bounded by maxQueuedPerKey; other keys still queue", async () => {
+    const p = pool({ size: 1, maxQueued: 10, maxQueuedPerKey: 2 });
+    const stop = new AbortController();
+    const busy = p.run({ op: "hang", value: "x" }, { key: "a", signal: stop.signal }).catch(() => {});
+    const a1 = p.run(echo("a1"), { key: "a" });
+    const a2 = p.run(echo("a2"), { key: "a" });
+    const refused = (await p.run(echo("a3"), { key: "a" }).catch((e: unknown) => e)) as AppError;
+    expect(refused.status).toBe(503);
+    expect(refused.headers).toEqual({ "Retry-After": "5" });
+    const b = p.run(echo("b1"), { key: "b" });
+    expect(p.loadOf("a")).toEqual({ running: 1, queued: 2 });
+    expect(p.loadOf("b")).toEqual({ running: 0, queued: 1 });
+    stop.abort();
+    await busy;
+    expect(await Promise.all([a1, a2, b])).toEqual(["a1", "a2", "b1"]);
   });
 });

@@ -38,4 +38,39 @@ describe("UploadGate", () => {
     expect(gate.stats.running).toBe(1);
     next();
   });
+
+  test("one tenant runs at most concurrency - 1 and queues at most perKey.queued; others still get a slot", async () => {
+    const gate = new UploadGate({ concurrency: 2, maxQueued: 8, maxWaitMs: 10_000 });
+    const a1 = await gate.acquire("a");
+    const a2 = gate.acquire("a");
+    const a3 = gate.acquire("a");
+    expect(gate.statsOf("a")).toEqual({ running: 1, queued: 2 });
+    const refused = (await gate.acquire("a").catch((e: unknown) => e)) as AppError;
+    expect(refused.status).toBe(503);
+    expect(refused.message).toContain("this tenant already has 2 uploads waiting");
+    // Tenant b takes the slot tenant a may not, ahead of a's queue.
+    const b = await gate.acquire("b");
+    expect(gate.stats).toEqual({ running: 2, queued: 2 });
+    b();
+    expect(gate.stats).toEqual({ running: 1, queued: 2 }); // a is at its bound: the slot stays free
+    a1();
+    (await a2)();
+    (await a3)();
+    expect(gate.stats).toEqual({ running: 0, queued: 0 });
+  });
+
+  test("a waiter whose signal aborts leaves the queue at once", async () => {
+    const gate = new UploadGate({ concurrency: 1, maxQueued: 4, maxWaitMs: 10_000 });
+    const a = await gate.acquire("a");
+    const ctl = new AbortController();
+    const waiting = gate.acquire("b", ctl.signal).catch((e: unknown) => e);
+    expect(gate.stats.queued).toBe(1);
+    ctl.abort();
+    expect(((await waiting) as AppError).message).toContain("cancelled");
+    expect(gate.stats).toEqual({ running: 1, queued: 0 });
+    a();
+    expect(await gate.acquire("b", AbortSignal.abort()).catch((e: unknown) => (e as AppError).code)).toBe(
+      "unavailable",
+    );
+  });
 });
