@@ -21,7 +21,14 @@ import type {
 } from "../domain/editor/ports.ts";
 import { AppError } from "../domain/errors.ts";
 import type { PubSub } from "../domain/ports.ts";
-import { type CollabSocketData, collabHandlers, handleCollabUpgrade, SOCKET_SETTINGS } from "../sockets/index.ts";
+import {
+  type CollabHandlers,
+  type CollabHandlersDeps,
+  type CollabSocketData,
+  collabHandlers,
+  handleCollabUpgrade,
+  SOCKET_SETTINGS,
+} from "../sockets/index.ts";
 import { waitFor } from "./wait.ts";
 
 /** Appends a paragraph to the Tiptap fragment, as the Collaboration extension would. */
@@ -96,6 +103,7 @@ export class TableAuthorizer implements CollabAuthorizer {
 
 export interface CollabTestServer {
   rooms: CollabRooms;
+  handlers: CollabHandlers;
   server: Server<CollabSocketData>;
   /** ws://127.0.0.1:<port>/v1/editor/collab */
   url: string;
@@ -110,6 +118,8 @@ export function startCollabServer(opts: {
   pubsub?: PubSub | null;
   instanceId?: string;
   rooms?: Partial<CollabRoomsOptions>;
+  /** Socket options: a clock, an access-change bus, limits. */
+  sockets?: Partial<Pick<CollabHandlersDeps, "now" | "revocations" | "limits">>;
 }): CollabTestServer {
   const rooms = new CollabRooms({
     persistence: opts.persistence,
@@ -122,7 +132,7 @@ export function startCollabServer(opts: {
     unloadDelayMs: 50,
     ...opts.rooms,
   });
-  const handlers = collabHandlers({ rooms, authorizer: opts.authorizer, logger: quiet });
+  const handlers = collabHandlers({ rooms, authorizer: opts.authorizer, logger: quiet, ...opts.sockets });
   const server = Bun.serve<CollabSocketData>({
     port: 0,
     hostname: "127.0.0.1",
@@ -138,6 +148,7 @@ export function startCollabServer(opts: {
   });
   return {
     rooms,
+    handlers,
     server,
     url: `ws://127.0.0.1:${server.port}/v1/editor/collab`,
     stop: async () => {
