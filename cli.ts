@@ -4,7 +4,8 @@
  *   bun run cli token --email E [--tier free|pro|enterprise]   prints a JWT (creates the user if needed)
  *   bun run cli apikey --email E [--label L]           prints a new API key
  *   bun run cli admin-key                              prints the admin-consumer key
- *   bun run cli demo-key                               replaces and prints the demo user's "demo" key
+ *   bun run cli demo-key                               prints the demo user's "demo" key (the same on every
+ *                                                      start: kept in the data directory, mode 0600)
  *   bun run cli ingest-sec --dir PATH [--market-dir PATH] [--force]
  *                                                      ingests SEC data from a local folder (shared data's sec/)
  *   bun run cli ingest-sec --online --cik 320193,1045810 [--force]
@@ -34,10 +35,10 @@ import { openControlPlane, openDocumentIndex, openFinancials, openTimeSeries } f
 import {
   DEMO_TENANT_SLUG,
   DEMO_USERS,
+  demoApiKey,
   ensureDemoTenant,
   ensureUser,
   issueApiKey,
-  rotateDemoKey,
   seedDemo,
 } from "./pipelines/demo-seed.ts";
 import { ingestFilingsDirectory } from "./pipelines/filings/index.ts";
@@ -134,8 +135,8 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case "demo-key":
-        // Used by the run command: replaces the demo user's "demo" key so it can be printed.
-        process.stdout.write(`${await rotateDemoKey(store, DEMO_USERS[0]?.email ?? "")}\n`);
+        // Used by the run command: a restart must not invalidate the key it printed before.
+        process.stdout.write(`${await demoApiKey(store, DEMO_USERS[0]?.email ?? "", config.dataDir)}\n`);
         break;
       case "ingest-sec": {
         if (!values.online && !values.dir) fail("ingest-sec needs --dir PATH or --online --cik CIK[,CIK...]");

@@ -1,6 +1,8 @@
 /** Demo data for the embedded profile: one active tenant and three users. Idempotent. */
 
-import { generateApiKey } from "../domain/api-keys.ts";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { generateApiKey, hashApiKey } from "../domain/api-keys.ts";
 import type { ControlPlaneStore, Tenant, User } from "../domain/ports.ts";
 import { TIER_LIMITS, type UserTier } from "../domain/tiers.ts";
 
@@ -82,5 +84,30 @@ export async function rotateDemoKey(store: ControlPlaneStore, email: string): Pr
   }
   const key = await issueApiKey(store, user, "demo");
   if (!key) throw new Error(`API key limit reached for ${email}`);
+  return key;
+}
+
+/** Where the demo key's plaintext is kept: the control plane stores only its hash. */
+export const DEMO_KEY_FILE = "demo-api-key";
+
+/**
+ * The demo user's "demo" key, the same on every start so a key printed before keeps working.
+ * The plaintext lives in `dataDir/demo-api-key` (mode 0600, like the other secrets kept in
+ * the data directory); it is reused while it still authenticates as that user, and replaced
+ * (old "demo" keys deleted) when it is missing, revoked or belongs to someone else.
+ */
+export async function demoApiKey(store: ControlPlaneStore, email: string, dataDir: string): Promise<string> {
+  const file = join(dataDir, DEMO_KEY_FILE);
+  const saved = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+  if (saved) {
+    const found = await store.findUserByApiKeyHash(hashApiKey(saved));
+    if (found?.user.email === email.toLowerCase() && found.key.label === "demo") return saved;
+  }
+  const key = await rotateDemoKey(store, email);
+  // Written whole or not at all: a reader never sees half a key.
+  const tmp = `${file}.${process.pid}.tmp`;
+  rmSync(tmp, { force: true });
+  writeFileSync(tmp, `${key}\n`, { mode: 0o600, flag: "wx" });
+  renameSync(tmp, file);
   return key;
 }

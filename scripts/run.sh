@@ -2,6 +2,15 @@
 # The README's run command: installs what is missing, starts the lab's lakehouse gateway,
 # seeds the demo tenant and users, prints working credentials and starts the service on
 # the embedded profile (no servers to install).
+#
+# Every process it starts lives and dies with it (issue 13):
+#  - the gateway and the service each run in their own process group (setsid), so one signal
+#    also reaches what they start themselves (the service's embedding host);
+#  - Ctrl-C, SIGTERM, a normal exit, or either of the two exiting: the trap stops the service
+#    (SIGTERM, so it flushes usage and closes cleanly), then the gateway, SIGKILL after a grace;
+#  - SIGKILL of this script runs no trap: the kernel sends SIGTERM to the gateway, the service
+#    and the CLI steps (setpriv --pdeathsig), and a watchdog per group stops the whole group.
+# CAIRN_RUN_SKIP_DEMO_DATA=1 skips loading ../shared/data (the slow part of a first start).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --lab "queue,lakehouse" --models
@@ -11,13 +20,54 @@ export CAIRN_DATA_DIR="${CAIRN_DATA_DIR:-.cairn-data}"
 mkdir -p "$CAIRN_DATA_DIR/lakehouse"
 data="$(cd "$CAIRN_DATA_DIR" && pwd)"
 
+# A foreground step that dies with this script even if it is SIGKILLed.
+bound() { setpriv --pdeathsig TERM -- "$@"; }
+
+# SIGTERM to a process group, SIGKILL to what is left of it after `grace` seconds.
+stop_group() { # pgid grace
+  kill -TERM -- "-$1" 2>/dev/null || return 0
+  for _ in $(seq 1 $(($2 * 10))); do
+    kill -0 -- "-$1" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL -- "-$1" 2>/dev/null || true
+}
+
+groups=() # pgids, stopped in reverse start order
+watchdogs=()
+# Starts a long-lived child in its own process group (its pid is the group id) plus a
+# watchdog that stops the group once this script is gone. setsid does not fork here: a
+# background job of a non-interactive shell is never a group leader, so $! is the child.
+start_group() { # grace cmd...
+  local grace=$1
+  shift
+  setsid setpriv --pdeathsig TERM -- "$@" &
+  local pgid=$!
+  groups+=("$pgid")
+  (
+    trap - EXIT INT TERM
+    while kill -0 "$$" 2>/dev/null; do sleep 0.5; done
+    stop_group "$pgid" "$grace"
+  ) </dev/null >/dev/null 2>&1 &
+  watchdogs+=($!)
+}
+
+cleanup() {
+  trap - EXIT INT TERM
+  local i
+  for ((i = ${#groups[@]} - 1; i >= 0; i--)); do stop_group "${groups[i]}" 15; done
+  for i in "${watchdogs[@]}"; do kill "$i" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 # The lakehouse gateway (PyIceberg SQL catalog + DuckDB) on a free loopback port.
 gateway_log="$data/lakehouse/gateway.log"
-lab/.venv/bin/python -m lab.lakehouse.gateway --host 127.0.0.1 --port 0 \
+start_group 5 lab/.venv/bin/python -m lab.lakehouse.gateway --host 127.0.0.1 --port 0 \
   --warehouse "$data/lakehouse/warehouse" --catalog-uri "sqlite:///$data/lakehouse/catalog.db" \
-  > "$gateway_log" 2>&1 &
-gateway_pid=$!
-trap 'kill "$gateway_pid" 2>/dev/null || true' EXIT INT TERM
+  > "$gateway_log" 2>&1
+gateway_pid="${groups[0]}"
 port=""
 for _ in $(seq 1 200); do
   port="$(grep -o '"port": *[0-9]*' "$gateway_log" 2>/dev/null | head -1 | grep -o '[0-9]*$' || true)"
@@ -28,23 +78,23 @@ done
 [ -n "$port" ] || { echo "run: the lakehouse gateway did not report its port" >&2; exit 1; }
 export CAIRN_LAKEHOUSE_URL="http://127.0.0.1:$port"
 
-$BUN cli.ts seed >/dev/null
-# News history for the demo from the shared samples (idempotent: articles are keyed by URL).
+bound $BUN cli.ts seed >/dev/null
 # Demo data: the real public samples beside the repository, when present (each ingest is
 # idempotent, so a restart re-reads nothing it already has). Without them the data
 # endpoints start empty; `bun run cli ingest-sec --online ...` fetches from the SEC.
 shared=../shared/data
-if [ -d "$shared" ]; then
+if [ -d "$shared" ] && [ "${CAIRN_RUN_SKIP_DEMO_DATA:-0}" != 1 ]; then
   echo "run: loading demo data from $shared (first start takes a little while)" >&2
-  [ -d "$shared/sec" ] && $BUN cli.ts ingest-sec --dir "$shared/sec" >/dev/null
-  [ -d "$shared/transcripts" ] && $BUN cli.ts ingest-transcripts --dir "$shared/transcripts" >/dev/null
-  [ -d "$shared/sec/8k" ] && $BUN cli.ts ingest-filings --dir "$shared/sec/8k" >/dev/null
-  $BUN cli.ts build-topics --data-dir "$shared" >/dev/null
-  [ -d "$shared/news" ] && $BUN cli.ts ingest-news --dir "$shared/news" >/dev/null
+  [ -d "$shared/sec" ] && bound $BUN cli.ts ingest-sec --dir "$shared/sec" >/dev/null
+  [ -d "$shared/transcripts" ] && bound $BUN cli.ts ingest-transcripts --dir "$shared/transcripts" >/dev/null
+  [ -d "$shared/sec/8k" ] && bound $BUN cli.ts ingest-filings --dir "$shared/sec/8k" >/dev/null
+  bound $BUN cli.ts build-topics --data-dir "$shared" >/dev/null
+  [ -d "$shared/news" ] && bound $BUN cli.ts ingest-news --dir "$shared/news" >/dev/null
 fi
-TOKEN="$($BUN cli.ts token --email demo@cairn.local)"
-KEY="$($BUN cli.ts demo-key)"
-ADMIN="$($BUN cli.ts admin-key)"
+TOKEN="$(bound $BUN cli.ts token --email demo@cairn.local)"
+# The same key on every start (kept in the data directory, mode 0600), so printed keys keep working.
+KEY="$(bound $BUN cli.ts demo-key)"
+ADMIN="$(bound $BUN cli.ts admin-key)"
 cat <<MSG
 
 Cairn (embedded profile) -> http://localhost:$PORT   docs: http://localhost:$PORT/docs
@@ -56,7 +106,10 @@ Admin key:  $ADMIN
 Try:        curl -H "Authorization: Bearer $TOKEN" http://localhost:$PORT/v1/user/me
 
 MSG
-$BUN main.ts &
-service_pid=$!
-trap 'kill -TERM "$service_pid" 2>/dev/null; wait "$service_pid" 2>/dev/null; kill "$gateway_pid" 2>/dev/null || true' EXIT INT TERM
-wait "$service_pid"
+start_group 15 $BUN main.ts
+service_pid="${groups[1]}"
+# Whichever of the two ends first ends the run (the trap stops the other); its status is ours.
+status=0
+wait -n "$service_pid" "$gateway_pid" || status=$?
+if ! kill -0 "$gateway_pid" 2>/dev/null; then echo "run: the lakehouse gateway exited (see $gateway_log)" >&2; fi
+exit "$status"
