@@ -20,8 +20,18 @@ export CAIRN_DATA_DIR="${CAIRN_DATA_DIR:-.cairn-data}"
 mkdir -p "$CAIRN_DATA_DIR/lakehouse"
 data="$(cd "$CAIRN_DATA_DIR" && pwd)"
 
-# A foreground step that dies with this script even if it is SIGKILLed.
-bound() { setpriv --pdeathsig TERM -- "$@"; }
+# A CLI step that dies with this script even if it is SIGKILLed. It runs in the background
+# and is waited for, because bash defers a trap until a foreground command ends (an ingest
+# takes minutes); the trap stops it.
+step_pid=""
+bound() {
+  setpriv --pdeathsig TERM -- "$@" &
+  step_pid=$!
+  local rc=0
+  wait "$step_pid" || rc=$?
+  step_pid=""
+  return "$rc"
+}
 
 # SIGTERM to a process group, SIGKILL to what is left of it after `grace` seconds.
 stop_group() { # pgid grace
@@ -31,6 +41,15 @@ stop_group() { # pgid grace
     sleep 0.1
   done
   kill -KILL -- "-$1" 2>/dev/null || true
+}
+
+stop_pid() { # pid: SIGTERM, SIGKILL after 5 seconds
+  kill -TERM "$1" 2>/dev/null || return 0
+  for _ in $(seq 1 50); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "$1" 2>/dev/null || true
 }
 
 groups=() # pgids, stopped in reverse start order
@@ -55,6 +74,7 @@ start_group() { # grace cmd...
 cleanup() {
   trap - EXIT INT TERM
   local i
+  if [ -n "$step_pid" ]; then stop_pid "$step_pid"; fi
   for ((i = ${#groups[@]} - 1; i >= 0; i--)); do stop_group "${groups[i]}" 15; done
   for i in "${watchdogs[@]}"; do kill "$i" 2>/dev/null || true; done
 }

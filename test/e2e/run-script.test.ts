@@ -134,7 +134,9 @@ describe.if(venv)("scripts/run.sh", () => {
     const service = pids.find((p) => cmdline(p).includes("main.ts"));
     expect(gateway).toBeDefined();
     expect(service).toBeDefined();
-    return { proc, key, pids, gateway: gateway ?? 0, service: service ?? 0 };
+    // Children started after the service became healthy count too.
+    const everyone = () => [...new Set([...pids, ...descendants(proc.pid)])];
+    return { proc, key, pids, everyone, gateway: gateway ?? 0, service: service ?? 0 };
   }
 
   const news = (key: string) =>
@@ -148,33 +150,37 @@ describe.if(venv)("scripts/run.sh", () => {
     expect(await news(run.key)).toBe(200);
     expect(await news(`${run.key.slice(0, -2)}xx`)).toBe(401);
     expect(statSync(join(dataDir, "demo-api-key")).mode & 0o777).toBe(0o600);
+    const pids = run.everyone();
     run.proc.kill("SIGKILL");
     await run.proc.exited;
-    expect(await allGone(run.pids)).toEqual([]);
+    expect(await allGone(pids)).toEqual([]);
   }, 180_000);
 
   test("a restart prints the same demo key, which still works; SIGTERM stops everything", async () => {
     const run = await start();
     expect(run.key).toBe(firstKey);
     expect(await news(run.key)).toBe(200);
+    const pids = run.everyone();
     run.proc.kill("SIGTERM");
     expect(await run.proc.exited).toBe(143);
-    expect(await allGone(run.pids)).toEqual([]);
+    expect(await allGone(pids)).toEqual([]);
   }, 180_000);
 
   test("Ctrl-C (SIGINT) stops everything", async () => {
     const run = await start();
     expect(run.key).toBe(firstKey);
+    const pids = run.everyone();
     run.proc.kill("SIGINT");
     expect(await run.proc.exited).toBe(130);
-    expect(await allGone(run.pids)).toEqual([]);
+    expect(await allGone(pids)).toEqual([]);
   }, 180_000);
 
   test("the service crashing ends the run and takes the gateway down", async () => {
     const run = await start();
+    const pids = run.everyone();
     process.kill(run.service, "SIGKILL");
     expect(await run.proc.exited).toBe(137);
     expect(await allGone([run.gateway])).toEqual([]);
-    expect(await allGone(run.pids)).toEqual([]);
+    expect(await allGone(pids)).toEqual([]);
   }, 180_000);
 });
