@@ -12,10 +12,12 @@
  */
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { NewsHub, NewsLogger } from "../actors/index.ts";
-import type { CollabSocketData } from "./collab/connection.ts";
 import type { CollabHandlers } from "./collab/handlers.ts";
+import type { CollabSocketData } from "./collab/types.ts";
 import { type NewsSocketData, newsStreamHandlers } from "./news/stream.ts";
 
+export { type CollabHandlers, type CollabHandlersDeps, collabHandlers } from "./collab/handlers.ts";
+export { CollabRevocations, type CollabRevocationsOptions } from "./collab/revocations.ts";
 export {
   COLLAB_LIMITS,
   type CollabLimits,
@@ -24,9 +26,7 @@ export {
   type CollabSocketDeps,
   denialReason,
   isDocumentId,
-} from "./collab/connection.ts";
-export { type CollabHandlers, type CollabHandlersDeps, collabHandlers } from "./collab/handlers.ts";
-export { CollabRevocations, type CollabRevocationsOptions } from "./collab/revocations.ts";
+} from "./collab/types.ts";
 export { COLLAB_PATH, type CollabUpgradeDeps, handleCollabUpgrade, isCollabPath } from "./collab/upgrade.ts";
 export {
   type ClientMessage,

@@ -1,8 +1,9 @@
 /** Bun socket handlers for collaboration sockets: each socket owns one CollabConnection. */
 import type { ServerWebSocket } from "bun";
 import type { AccessChange } from "../../domain/editor/ports.ts";
-import { CollabConnection, type CollabSocketData, type CollabSocketDeps } from "./connection.ts";
+import { CollabConnection } from "./connection.ts";
 import type { CollabRevocations } from "./revocations.ts";
+import type { CollabSocketData, CollabSocketDeps } from "./types.ts";
 
 export interface CollabHandlers {
   open(ws: ServerWebSocket<CollabSocketData>): void;

@@ -15,7 +15,7 @@ import type { Server } from "bun";
 import type { CollabAuthorizer } from "../../domain/editor/ports.ts";
 import { AppError } from "../../domain/errors.ts";
 import { tokenExpiry } from "./access.ts";
-import { type CollabSocketData, isDocumentId } from "./connection.ts";
+import { type CollabSocketData, isDocumentId } from "./types.ts";
 
 export const COLLAB_PATH = "/v1/editor/collab";
 
