@@ -156,7 +156,7 @@ export class UsageRecorder {
     this.inFlight = this.pending;
     this.pending = new Map();
     const { failed, error } = await this.write([...this.inFlight.values()]);
-    // Put failed rows back in front of anything recorded meanwhile; the counts add up.
+    // Put failed rows back, merged with anything recorded meanwhile; the counts add up.
     for (const e of failed) {
       const key = `${e.userId}|${e.day}`;
       const newer = this.pending.get(key);
@@ -204,9 +204,9 @@ export class UsageRecorder {
 
   /** Accounts for a written batch: cached totals stay exact; orphaned rows are reported and discarded. */
   private settle(batch: UsageIncrement[], result: UsageWriteResult | undefined): void {
-    const orphaned = new Set(result?.orphaned ?? []);
+    const orphaned = new Set((result?.orphaned ?? []).map((e) => `${e.userId}|${e.day}`));
     for (const e of batch) {
-      if (!orphaned.has(e)) {
+      if (!orphaned.has(`${e.userId}|${e.day}`)) {
         this.addToCache(e);
         continue;
       }
