@@ -9,6 +9,7 @@ import { describeImage } from "../../domain/documents/image-description.ts";
 import type { ExtractedDocument } from "../../domain/documents/types.ts";
 import { currentUpload } from "../../domain/documents/upload-scope.ts";
 import { AppError } from "../../domain/errors.ts";
+import { JobCancelled } from "../workers/pool.ts";
 import { ExtractionPool, ExtractionTimeout, TooLarge, Unreadable } from "./pool.ts";
 import type { WorkerResult } from "./protocol.ts";
 import { imageSize } from "./raster.ts";
@@ -88,6 +89,11 @@ export class Extractor {
     return this.#pool.load;
   }
 
+  /** Extractions cancelled because their client went away (dropped or worker terminated). */
+  get cancelled(): number {
+    return this.#pool.cancelled;
+  }
+
   /** Text blocks of the file in reading order; 422 when its format or text cannot be had. */
   async extract(input: ExtractInput): Promise<ExtractedDocument> {
     const verdict = detectFormat(input);
@@ -118,6 +124,9 @@ export class Extractor {
         { key: input.key ?? scope?.tenantId, signal: input.signal ?? scope?.signal },
       );
     } catch (e) {
+      // Nobody reads this answer (the client is gone); it is not a server fault either.
+      if (e instanceof JobCancelled)
+        throw new AppError("unavailable", "The upload was cancelled: the client went away");
       if (e instanceof TooLarge) throw tooLarge(`The ${format.toUpperCase()} is too large once unpacked: ${e.message}`);
       if (e instanceof Unreadable) {
         throw fileError(

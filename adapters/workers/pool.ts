@@ -87,6 +87,7 @@ export class WorkerPool<Job, R, In = unknown, Out = unknown> {
   #queuedBytes = 0;
   #nextId = 1;
   #closed = false;
+  #cancelled = 0;
 
   constructor(opts: WorkerPoolOptions<Job, R, In, Out>) {
     if (!Number.isInteger(opts.size) || opts.size < 1)
@@ -104,6 +105,11 @@ export class WorkerPool<Job, R, In = unknown, Out = unknown> {
       queued: this.#queue.length,
       queuedBytes: this.#queuedBytes,
     };
+  }
+
+  /** Jobs cancelled by their signal so far (queued or running), for metrics and tests. */
+  get cancelled(): number {
+    return this.#cancelled;
   }
 
   /** Jobs of one key running and waiting. */
@@ -158,6 +164,7 @@ export class WorkerPool<Job, R, In = unknown, Out = unknown> {
     const cancelled = new JobCancelled(`${this.#opts.name} job cancelled`);
     const i = this.#queue.indexOf(p);
     if (i >= 0) {
+      this.#cancelled++;
       this.#queue.splice(i, 1);
       this.#queuedBytes -= p.bytes;
       p.reject(cancelled);
@@ -165,6 +172,7 @@ export class WorkerPool<Job, R, In = unknown, Out = unknown> {
     }
     const slot = this.#slots.find((s) => s.current === p);
     if (!slot) return;
+    this.#cancelled++;
     this.#kill(slot);
     p.reject(cancelled);
     this.#pump();

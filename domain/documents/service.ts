@@ -124,12 +124,19 @@ function abandoned(signal: AbortSignal | undefined): void {
 }
 
 export class DocumentService {
+  #extracting = 0;
+
   constructor(private readonly deps: DocumentServiceDeps) {
     if (deps.embedder.dim <= 0) throw new Error("DocumentService: embedder has no dimension");
   }
 
   get gate(): UploadGate {
     return this.deps.gate;
+  }
+
+  /** Uploads now in their extraction step (for metrics and tests). */
+  get extracting(): number {
+    return this.#extracting;
   }
 
   get answerMode(): "llm" | "extractive" {
@@ -161,7 +168,13 @@ export class DocumentService {
     }
     const signal = input.signal;
     const scope: UploadScope = { tenantId: tenant.tenantId, signal };
-    const extracted = await uploadScope.run(scope, () => this.deps.extract(file, scope));
+    this.#extracting++;
+    let extracted: ExtractedDocument;
+    try {
+      extracted = await uploadScope.run(scope, () => this.deps.extract(file, scope));
+    } finally {
+      this.#extracting--;
+    }
     abandoned(signal);
     const hasText = extracted.blocks.some((b) => b.text.trim().length > 0);
     if (!hasText) throw noTextError(file.filename, extracted.format, "the document has no text layer or readable text");

@@ -15,7 +15,12 @@ export interface RawEntry {
 }
 
 /** Raw deflate of `head`, then `text` repeated to about `bytes`, then `tail`. */
-export async function deflateRepeated(head: string, text: string, bytes: number, tail: string): Promise<Uint8Array> {
+export async function deflateRepeated(
+  head: string,
+  text: string,
+  bytes: number,
+  tail: string,
+): Promise<Uint8Array<ArrayBuffer>> {
   const d = createDeflateRaw({ level: 9 });
   const out: Buffer[] = [];
   d.on("data", (b: Buffer) => out.push(b));
@@ -34,7 +39,7 @@ export async function deflateRepeated(head: string, text: string, bytes: number,
 }
 
 /** A ZIP archive of the entries (no CRCs: the readers under test do not check them). */
-export function zipOf(entries: RawEntry[]): Uint8Array {
+export function zipOf(entries: RawEntry[]): Uint8Array<ArrayBuffer> {
   const enc = new TextEncoder();
   const locals: Buffer[] = [];
   const central: Buffer[] = [];
@@ -77,13 +82,13 @@ const DOC_HEAD =
 const DOC_TAIL = "</w:t></w:r></w:p></w:body></w:document>";
 
 /** A DOCX whose word/document.xml is `inflated` bytes of repeated text; `honest` = true sizes in the headers. */
-export async function docxBomb(inflated: number, honest: boolean): Promise<Uint8Array> {
+export async function docxBomb(inflated: number, honest: boolean): Promise<Uint8Array<ArrayBuffer>> {
   const data = await deflateRepeated(DOC_HEAD, "lorem ipsum ", inflated, DOC_TAIL);
   return zipOf([{ name: "word/document.xml", data, method: 8, declared: honest ? inflated : 1024 }]);
 }
 
 /** A DOCX-looking archive of `count` tiny stored entries. */
-export function manyEntries(count: number): Uint8Array {
+export function manyEntries(count: number): Uint8Array<ArrayBuffer> {
   const doc = new TextEncoder().encode(`${DOC_HEAD}hello${DOC_TAIL}`);
   const entries: RawEntry[] = [{ name: "word/document.xml", data: doc, method: 0, declared: doc.length }];
   const x = new Uint8Array([120]);
@@ -92,7 +97,7 @@ export function manyEntries(count: number): Uint8Array {
 }
 
 /** A small, valid DOCX with the given paragraph text. */
-export function smallDocx(text: string): Uint8Array {
+export function smallDocx(text: string): Uint8Array<ArrayBuffer> {
   const doc = new TextEncoder().encode(`${DOC_HEAD}${text}${DOC_TAIL}`);
   return zipOf([{ name: "word/document.xml", data: doc, method: 0, declared: doc.length }]);
 }
