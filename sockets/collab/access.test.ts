@@ -53,12 +53,13 @@ class MutableAuthorizer implements CollabAuthorizer {
     else u.roles.delete(docId);
   }
 
+  /** Reads the role at call time, then waits for the gate: a held answer can be stale. */
   async authorize(token: string, documentName: string): Promise<CollabGrant> {
     this.calls++;
-    if (this.gate) await this.gate;
     const u = this.users.get(token);
+    const role = u?.roles.get(documentName);
+    if (this.gate) await this.gate;
     if (!u) throw new AppError("unauthenticated", "Invalid token");
-    const role = u.roles.get(documentName);
     if (!role) throw new AppError("forbidden", "You have no access to this document");
     return { readOnly: role === "viewer", role, tenantId: "t", userId: u.userId };
   }
@@ -99,6 +100,7 @@ function rawHocuspocus(url: string) {
   return {
     send,
     closed: () => closed,
+    scope: (address: string) => scopes.get(address),
     close: () => ws.close(),
     authenticate: async (address: string, token: string) => {
       await opened;
@@ -257,6 +259,26 @@ describe("access changes", () => {
     expect(closes[0]).toBe(4403);
     co.doc.getText("t").insert(0, "still ");
     await waitFor("the other editor is unaffected", () => roomText(docId) === "still kept ");
+  });
+
+  test("a change during the first authorisation makes it ask again: the stale answer is not used", async () => {
+    const { auth, revocations, url, docId } = setup();
+    const { token, userId } = auth.issue(docId, "editor");
+    let release = () => {};
+    auth.gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const c = rawHocuspocus(url);
+    cleanups.push(c.close);
+    const authenticated = c.authenticate(docId, token);
+    await waitFor("first authorisation asked", () => auth.calls === 1);
+    auth.setRole(token, docId, "viewer");
+    await revocations.publish({ tenantId: "t", docId, userId });
+    auth.gate = null;
+    release();
+    await authenticated;
+    expect(c.scope(docId)).toBe("readonly");
+    expect(auth.calls).toBe(2);
   });
 
   test("frames arriving while a re-check runs wait for it: dropped when refused, applied when still allowed", async () => {
