@@ -18,8 +18,12 @@ const REDACTED = "[redacted]";
 
 /** Field names whose values are credentials (write-only everywhere). */
 const SECRET_KEY_RE = /secret|passw|token|api[-_]?key|access[-_]?key|credential|authori[sz]ation|private[-_]?key/i;
-/** scheme://user:password@host or scheme://token@host */
-const URL_USERINFO_RE = /([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi;
+/**
+ * scheme://user:password@host or scheme://token@host. The scheme is bounded (and must not
+ * follow a scheme character) so a long run of letters is scanned once, not once per start
+ * position: an unbounded `[a-z][a-z0-9+.-]*` made this quadratic on a 200 KB string.
+ */
+const URL_USERINFO_RE = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#@\s]*@/gi;
 
 export function isSecretKey(key: string): boolean {
   return SECRET_KEY_RE.test(key);
