@@ -46,6 +46,15 @@ class MutableAuthorizer implements CollabAuthorizer {
     return { token, userId };
   }
 
+  /** Another token of the same user (a refresh). */
+  refresh(token: string, exp: number | null): string {
+    const u = this.users.get(token);
+    if (!u) throw new Error("unknown token");
+    const fresh = jwtShaped(exp);
+    this.users.set(fresh, u);
+    return fresh;
+  }
+
   setRole(token: string, docId: string, role: EditorRole | null): void {
     const u = this.users.get(token);
     if (!u) throw new Error("unknown token");
@@ -78,6 +87,7 @@ function rawHocuspocus(url: string) {
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
   const scopes = new Map<string, string>();
+  const counts = new Map<string, number>();
   let closed: { code: number; reason: string } | null = null;
   const opened = new Promise<void>((resolve) => {
     ws.onopen = () => resolve();
@@ -87,6 +97,7 @@ function rawHocuspocus(url: string) {
     const address = decoding.readVarString(dec);
     if (decoding.readVarUint(dec) !== 2 || decoding.readVarUint(dec) !== 2) return; // auth / authenticated
     scopes.set(address, decoding.readVarString(dec));
+    counts.set(address, (counts.get(address) ?? 0) + 1);
   };
   ws.onclose = (e) => {
     closed = { code: e.code, reason: e.reason };
@@ -101,6 +112,7 @@ function rawHocuspocus(url: string) {
     send,
     closed: () => closed,
     scope: (address: string) => scopes.get(address),
+    authentications: (address: string) => counts.get(address) ?? 0,
     close: () => ws.close(),
     authenticate: async (address: string, token: string) => {
       await opened;
@@ -213,6 +225,28 @@ describe("token expiry", () => {
     expect(text(fresh.doc)).toBe("before ");
     fresh.doc.getText("t").insert(0, "renewed ");
     await waitFor("the fresh connection writes", () => roomText(docId) === "renewed before ");
+  });
+
+  test("Hocuspocus: a refreshed token moves the expiry; another user's token closes the socket", async () => {
+    const { auth, clock, url, docId } = setup();
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const { token } = auth.issue(docId, "editor", exp);
+    const c = rawHocuspocus(url);
+    cleanups.push(c.close);
+    await c.authenticate(docId, token);
+    const fresh = auth.refresh(token, exp + 600);
+    c.send(docId, authBody(fresh));
+    await waitFor("the refresh acknowledged", () => c.authentications(docId) === 2);
+    expect(c.scope(docId)).toBe("read-write");
+
+    clock.skew = exp * 1000 - Date.now(); // past the first token's exp, not the refreshed one's
+    c.send(docId, updateFrame(textUpdate("refreshed ")));
+    await waitFor("applied under the refreshed token", () => roomText(docId) === "refreshed ");
+    expect(c.closed()).toBeNull();
+
+    c.send(docId, authBody(auth.issue(docId, "editor", exp + 600).token));
+    await waitFor("closed", () => c.closed() !== null);
+    expect(c.closed()?.code).toBe(4403);
   });
 
   test("a token already past exp (inside the verifier's tolerance) is refused at authentication", async () => {

@@ -21,7 +21,9 @@
  * An access change (recheck) holds the documents it concerns (their frames queue), asks
  * the authoriser again with the same token, then downgrades a lost write right in place
  * (Hocuspocus is told with a new Authenticated "readonly") or closes the socket with the
- * refusal's close code (4403 forbidden, 4404 gone, 4401 token no longer valid).
+ * refusal's close code (4403 forbidden, 4404 gone, 4401 token no longer valid). A Hocuspocus
+ * Auth/Token frame on a granted document is a refresh: the same check with the new token,
+ * which then replaces the old one (and its expiry) if it is the same user's.
  */
 import type { ServerWebSocket } from "bun";
 import * as decoding from "lib0/decoding";
@@ -142,7 +144,11 @@ export class CollabConnection {
         this.endSession(s);
         return;
       }
-      if (type === MSG.auth) return; // a token refresh on an open document: nothing to do
+      if (type === MSG.auth) {
+        // A token sent again on a granted document (provider.sendToken()): a refresh.
+        if (s.grant && decoding.readVarUint(dec) === 0) this.recheckSession(s, decoding.readVarString(dec));
+        return;
+      }
       this.deliver(s, body);
     } catch {
       this.ws.close(1007, "malformed collaboration message");
@@ -189,14 +195,16 @@ export class CollabConnection {
     return n;
   }
 
-  private recheckSession(s: Session): void {
+  /** Asks the authoriser again, with the session's token or a refreshed one; frames wait meanwhile. */
+  private recheckSession(s: Session, token = s.token): void {
     const gen = ++s.checkGen;
     s.checking = gen;
-    this.deps.authorizer.authorize(s.token, s.docId).then(
+    this.deps.authorizer.authorize(token, s.docId).then(
       (grant) => {
         if (this.closed || s.state === "closed" || s.checking !== gen) return;
-        s.checking = 0;
         const was = s.grant;
+        if (token !== s.token && !this.takeRefresh(s, token, grant)) return;
+        s.checking = 0;
         s.grant = grant;
         if (s.peer && s.peer.readOnly !== grant.readOnly) {
           s.peer.readOnly = grant.readOnly;
@@ -224,6 +232,29 @@ export class CollabConnection {
         }
       },
     );
+  }
+
+  /**
+   * A refreshed token replaces the session's (and its expiry) when it is the same user's
+   * and not already expired; otherwise the socket closes. Hocuspocus hears the scope again.
+   */
+  private takeRefresh(s: Session, token: string, grant: CollabGrant): boolean {
+    const expiresAt = tokenExpiry(token);
+    if (s.grant && grant.userId !== s.grant.userId) {
+      this.shut(4403, "forbidden: a refreshed token must be the same user's");
+      return false;
+    }
+    if (expiresAt !== null && expiresAt <= this.now()) {
+      this.shut(TOKEN_EXPIRED.code, TOKEN_EXPIRED.reason);
+      return false;
+    }
+    s.token = token;
+    s.expiresAt = expiresAt;
+    this.armExpiry();
+    if (s.peer?.hocuspocus && s.peer.readOnly === grant.readOnly) {
+      this.ws.send(framed(s.peer.prefix, authenticatedBody(grant.readOnly)));
+    }
+    return true;
   }
 
   /** Closes the socket now and ignores whatever it still sends. */
