@@ -26,6 +26,30 @@ describe("OpenAPI and docs", () => {
     expect(doc.paths["/v1/user/api-keys/{key_id}"]?.delete).toBeDefined();
   });
 
+  test("3.1 only: tuples are prefixItems (never an array under items); credentials are writeOnly", async () => {
+    type Props = { properties?: Record<string, Record<string, unknown>> };
+    const doc = (await (await svc.request("/openapi.json")).json()) as {
+      components: { schemas: Record<string, Props> };
+      paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: Props }> } }>>;
+    };
+    const tupleItems: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (node === null || typeof node !== "object") return;
+      for (const [k, v] of Object.entries(node)) {
+        if (k === "items" && Array.isArray(v)) tupleItems.push(at);
+        walk(v, `${at}/${k}`);
+      }
+    };
+    walk(doc, "#");
+    expect(tupleItems).toEqual([]);
+    const tables = doc.components.schemas.RealtimeStorage?.properties?.tables as { items: { prefixItems: unknown[] } };
+    expect(tables.items.prefixItems).toHaveLength(4);
+    const catalog =
+      doc.paths["/v1/admin/tenants/{tenant_id}/catalog"]?.post?.requestBody.content["application/json"]?.schema;
+    expect(catalog?.properties?.s3_secret_key_enc?.writeOnly).toBe(true);
+    expect(catalog?.properties?.s3_access_key_id?.writeOnly).toBe(true);
+  });
+
   test("/docs is a human page whose assets are served locally", async () => {
     const page = await svc.request("/docs");
     expect(page.status).toBe(200);
