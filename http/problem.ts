@@ -76,9 +76,9 @@ export function issueInput(loc: readonly string[], input: unknown): unknown {
 function boundIssue(issue: ValidationIssue): ValidationIssue {
   const loc = issue.loc.slice(0, 16).map((p) => cutString(String(p)));
   const ctx: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(issue.ctx ?? {}).slice(0, MAX_ITEMS)) {
-    ctx[k] = isSecretKey(k) ? REDACTED : excerpt(v, 1);
-  }
+  // ctx keys are our own vocabulary (a parser's "token" is a word, not a credential): only
+  // their values are excerpted.
+  for (const [k, v] of Object.entries(issue.ctx ?? {}).slice(0, MAX_ITEMS)) ctx[k] = excerpt(v, 1);
   return { loc, msg: cutString(issue.msg), type: cutString(issue.type), input: issueInput(loc, issue.input), ctx };
 }
 
