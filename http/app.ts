@@ -91,6 +91,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.onError((err, c) => {
     if (err instanceof AppError) {
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+      // A refused body is left unread: close the connection rather than drain it.
+      if (err.code === "payload_too_large") c.header("Connection", "close");
       // Every 503 says when to come back, so clients back off instead of hammering.
       if (err.status === 503 && !err.headers?.["Retry-After"]) c.header("Retry-After", "30");
       if (err.code === "unauthenticated")

@@ -2,12 +2,11 @@
  * Request body guards that run before any route reads a byte: a size limit on every route
  * (Content-Length first; a chunked body is counted while it streams and refused past the
  * limit) and the refusal of encoded bodies. Routes that take large bodies are named in one
- * table; the multipart upload counts its own 50 MB file limit while it streams
- * (routes/documents), so here it only gets a declared-length check and is never buffered.
+ * table; the multipart upload enforces its own 50 MB limit, declared and streamed
+ * (routes/documents), so it is exempt here: never buffered, never counted twice.
  */
 import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono/types";
-import { MAX_UPLOAD_BYTES } from "../domain/documents/types.ts";
 import { AppError } from "../domain/errors.ts";
 import type { AppEnv } from "./context.ts";
 import { MAX_DOC_BODY_BYTES, MAX_YJS_BODY_BYTES } from "./routes/editor/routes.ts";
@@ -15,37 +14,25 @@ import { MAX_DOC_BODY_BYTES, MAX_YJS_BODY_BYTES } from "./routes/editor/routes.t
 /** Every JSON route takes at most this much unless the table below says otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** Room for the multipart framing and the form fields around the 50 MB file. */
-const UPLOAD_OVERHEAD = 1024 * 1024;
-
 interface RouteLimit {
   method: string;
   path: RegExp;
-  maxBytes: number;
-  /** The route counts its own stream: check a declared Content-Length only, never wrap. */
-  declaredOnly?: boolean;
+  /** null: the route reads the raw stream and enforces its own limit (413 included). */
+  maxBytes: number | null;
 }
 
 export const ROUTE_BODY_LIMITS: readonly RouteLimit[] = [
-  {
-    method: "POST",
-    path: /^\/v1\/documents\/upload\/?$/,
-    maxBytes: MAX_UPLOAD_BYTES + UPLOAD_OVERHEAD,
-    declaredOnly: true,
-  },
+  { method: "POST", path: /^\/v1\/documents\/upload\/?$/, maxBytes: null },
   { method: "PUT", path: /^\/v1\/editor\/documents\/[^/]+\/yjs\/?$/, maxBytes: MAX_YJS_BODY_BYTES },
   { method: "POST", path: /^\/v1\/editor\/documents\/?$/, maxBytes: MAX_DOC_BODY_BYTES },
   { method: "PATCH", path: /^\/v1\/editor\/documents\/[^/]+\/?$/, maxBytes: MAX_DOC_BODY_BYTES },
 ];
 
 /** The limit for one request: the table's entry, else the default. */
-export function bodyLimitFor(method: string, path: string): { maxBytes: number; declaredOnly: boolean } {
+export function bodyLimitFor(method: string, path: string): number | null {
   const hit = ROUTE_BODY_LIMITS.find((r) => r.method === method && r.path.test(path));
-  return { maxBytes: hit?.maxBytes ?? DEFAULT_BODY_LIMIT, declaredOnly: hit?.declaredOnly ?? false };
+  return hit ? hit.maxBytes : DEFAULT_BODY_LIMIT;
 }
-
-const tooLarge = (maxSize: number) =>
-  new AppError("payload_too_large", `The request body exceeds the limit of ${maxSize} bytes for this route`);
 
 const limiters = new Map<number, MiddlewareHandler<AppEnv>>();
 function limiter(maxSize: number): MiddlewareHandler<AppEnv> {
@@ -82,8 +69,6 @@ export const refuseEncodedBodies: MiddlewareHandler<AppEnv> = async (c, next) =>
 
 /** The size limit of the matching route, checked before the handler (or auth) runs. */
 export const limitBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { maxBytes, declaredOnly } = bodyLimitFor(c.req.method, c.req.path);
-  if (!declaredOnly) return limiter(maxBytes)(c, next);
-  if (Number(c.req.header("content-length") ?? 0) > maxBytes) throw tooLarge(maxBytes);
-  return next();
+  const max = bodyLimitFor(c.req.method, c.req.path);
+  return max === null ? next() : limiter(max)(c, next);
 };

@@ -22,6 +22,7 @@ const CHUNK = new Uint8Array(64 * 1024).fill(0x61);
 let svc: TestService;
 let served: Served;
 let jwt: string;
+let apiKey: string;
 /** A user of a second tenant: its requests must be served while the hostile ones run. */
 let otherJwt: string;
 
@@ -29,6 +30,7 @@ beforeAll(async () => {
   svc = await startTestService();
   served = serve(svc.service);
   jwt = await svc.token("hostile@cairn.test", "enterprise");
+  apiKey = await svc.apiKey("hostile@cairn.test", "enterprise");
   const { store, secrets, config } = svc.service.deps;
   const slug = `other-${crypto.randomUUID().slice(0, 6)}`;
   const tenant = await store.createTenant({
@@ -299,16 +301,30 @@ describe("methods, encodings, headers and bodies", () => {
       const path = op.path.replace(/\{[^}]+\}/g, crypto.randomUUID());
       const res = await svc.request(path, {
         method: op.method,
-        headers: { "content-length": String(HUGE), "content-type": op.bodyTypes[0] ?? "application/json" },
+        // Credentials only matter to the upload route, which refuses after authenticating
+        // (its own limit); the global limit answers before auth everywhere else.
+        headers: {
+          "content-length": String(HUGE),
+          "content-type": op.bodyTypes[0] ?? "application/json",
+          "x-api-key": apiKey,
+        },
         body,
         duplex: "half",
       } as RequestInit);
-      expect({ op: `${op.method} ${op.path}`, status: res.status }).toEqual({
-        op: `${op.method} ${op.path}`,
-        status: 413,
-      });
-      const { maxBytes } = bodyLimitFor(op.method, path);
-      expect(((await res.json()) as { detail: string }).detail).toContain(`${maxBytes} bytes`);
+      const limit = bodyLimitFor(op.method, path);
+      const { detail } = (await res.json()) as { detail: string };
+      if (limit === null) {
+        // The upload route owns its limit (its own tests cover its 413); here its index is not
+        // provisioned, so it refuses (503) before reading, which is what this test is about.
+        expect([413, 503]).toContain(res.status);
+      } else {
+        expect({ op: `${op.method} ${op.path}`, status: res.status }).toEqual({
+          op: `${op.method} ${op.path}`,
+          status: 413,
+        });
+        expect(detail).toContain(`${limit} bytes`);
+        expect(res.headers.get("connection")).toBe("close");
+      }
       // At most what the stream buffered ahead on its own; the handler read nothing.
       expect(pulled).toBeLessThanOrEqual(2 * CHUNK.length);
       await body.cancel().catch(() => {});
