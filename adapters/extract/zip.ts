@@ -6,8 +6,10 @@
  * Refused before inflating: more than `maxEntries` entries, a declared total past
  * `maxTotalBytes`, an entry whose declared ratio passes `maxRatio` (beyond a small floor, as
  * tiny XML parts compress very well). Refused while inflating: a part that inflates past the
- * remaining budget or past `maxPartBytes` (the most one XML part may be; the XML parser's
- * tree is many times the text, so this is what bounds the worker's memory).
+ * remaining budget, past `maxPartBytes` (the most one XML part may be; the XML parser's
+ * tree is many times the text, so this is what bounds the worker's memory), or past
+ * `maxRatio` times its compressed size (the ratio rule again, on real bytes: a bomb that
+ * lies about its size costs ~20 MB of inflating, not 32, before it is refused).
  *
  * A refusal is a PackageTooLarge (answered 413) or, for a broken archive, an Error whose
  * message says what is wrong (answered 422 as unreadable).
@@ -154,7 +156,8 @@ export function openPackage(bytes: Uint8Array, budget: ZipBudget = ZIP_BUDGET): 
       const data = bytes.subarray(start, start + e.compressed);
       if (data.length < e.compressed) throw new Error(`the ZIP entry ${path} is truncated`);
       const left = budget.maxTotalBytes - inflated;
-      const cap = Math.min(left, budget.maxPartBytes);
+      const byRatio = Math.max(budget.ratioFloorBytes, e.compressed * budget.maxRatio);
+      const cap = Math.min(left, budget.maxPartBytes, byRatio);
       let out: Uint8Array;
       if (e.method === 0) out = data;
       else if (e.method === 8) {
@@ -166,7 +169,9 @@ export function openPackage(bytes: Uint8Array, budget: ZipBudget = ZIP_BUDGET): 
             throw new PackageTooLarge(
               cap === left
                 ? `the package inflates to more than ${mib(budget.maxTotalBytes)}`
-                : `the part ${path} inflates to more than ${mib(budget.maxPartBytes)}`,
+                : cap === byRatio
+                  ? `the part ${path} inflates more than ${budget.maxRatio}:1 (over ${mib(cap)} from ${e.compressed} bytes)`
+                  : `the part ${path} inflates to more than ${mib(budget.maxPartBytes)}`,
             );
           }
           throw new Error(`the ZIP entry ${path} is corrupt (${(err as Error).message})`);

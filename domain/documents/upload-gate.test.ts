@@ -73,4 +73,16 @@ describe("UploadGate", () => {
       "unavailable",
     );
   });
+
+  test("a penalised tenant is refused with Retry-After until the penalty passes; others are not", async () => {
+    const gate = new UploadGate({ concurrency: 2, maxQueued: 4, maxWaitMs: 10_000 });
+    gate.penalise("a", 60);
+    const refused = (await gate.acquire("a").catch((e: unknown) => e)) as AppError;
+    expect(refused.status).toBe(503);
+    expect(refused.headers).toEqual({ "Retry-After": "1" });
+    (await gate.acquire("b"))();
+    await Bun.sleep(80);
+    (await gate.acquire("a"))();
+    expect(gate.stats).toEqual({ running: 0, queued: 0 });
+  });
 });

@@ -10,6 +10,11 @@
  * wait. A freed slot goes to the first waiter whose tenant is under its running bound, so a
  * tenant uploading bombs in a loop queues behind itself, not in front of everyone else.
  * A waiter whose signal aborts (the client went away) leaves the queue at once.
+ *
+ * Penalty: after a tenant's upload is refused as hostile (413: a bomb, an oversized body;
+ * 408: a trickling one), `penalise` refuses that tenant's next uploads for a moment, before
+ * a byte of their body is read, so a loop of bombs costs the service one refusal per
+ * penalty, not one per request.
  */
 import { AppError } from "../errors.ts";
 
@@ -32,6 +37,8 @@ interface Waiter {
 export class UploadGate {
   private running = 0;
   private readonly runningByKey = new Map<string, number>();
+  /** Key -> time (ms since epoch) until which its uploads are refused. */
+  private readonly penalties = new Map<string, number>();
   private readonly waiting: Waiter[] = [];
   private readonly retryAfter: string;
   private readonly keyRunning: number;
@@ -60,6 +67,22 @@ export class UploadGate {
    */
   acquire(key?: string, signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(this.cancelled());
+    const until = key === undefined ? undefined : this.penalties.get(key);
+    if (until !== undefined) {
+      const left = until - Date.now();
+      if (left > 0) {
+        const seconds = Math.ceil(left / 1000);
+        return Promise.reject(
+          new AppError(
+            "unavailable",
+            `This tenant's last upload was refused (too large or too slow); retry in ${seconds} s`,
+            undefined,
+            { "Retry-After": String(seconds) },
+          ),
+        );
+      }
+      this.penalties.delete(key as string);
+    }
     if (this.running < this.opts.concurrency && this.eligible(key)) return Promise.resolve(this.take(key));
     if (this.waiting.length >= this.opts.maxQueued) return Promise.reject(this.busy("the upload queue is full"));
     if (key !== undefined && this.statsOf(key).queued >= this.keyQueued) {
@@ -90,6 +113,11 @@ export class UploadGate {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiting.push(waiter);
     });
+  }
+
+  /** Refuses `key`'s uploads for the next `ms` (after a hostile refusal). */
+  penalise(key: string, ms: number): void {
+    this.penalties.set(key, Math.max(this.penalties.get(key) ?? 0, Date.now() + ms));
   }
 
   private eligible(key: string | undefined): boolean {

@@ -6,15 +6,18 @@
  */
 import { connect, type Socket } from "node:net";
 import type { SqliteDocumentIndex } from "../../adapters/docindex/index.ts";
+import type { TenantRef } from "../../domain/namespaces.ts";
 import { type Caller, type DocsFixture, startDocsFixture } from "../../http/routes/documents/fixtures.ts";
 import { ensureUser, issueApiKey } from "../../pipelines/demo-seed.ts";
-import { type Served, serve } from "../serve.ts";
+import type { Served } from "../serve.ts";
 
 export interface HostileFixture {
   fx: DocsFixture;
   served: Served;
   attacker: Caller;
   neighbour: Caller & { tenantId: string };
+  /** The neighbour's tenant, as the document index names it. */
+  neighbourRef: TenantRef;
   /** The neighbour's document search (BM25: no embedding model needed): its status and time. */
   neighbourSearch(): Promise<{ status: number; ms: number }>;
   /** Chunks in the attacker tenant's document index. */
@@ -46,7 +49,17 @@ export async function startHostileFixture(env: Record<string, string> = {}): Pro
   );
   const key = await issueApiKey(store, user, "test");
   if (!key) throw new Error("no key");
-  const served = serve(fx.svc.service);
+  // As main.ts serves (idle timeout 60 s), so a slow upload is cut off by the upload route's
+  // own rule, not by Bun's default 10 s idle timeout.
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 60,
+    fetch: fx.svc.service.fetch,
+    websocket: fx.svc.service.websocket,
+  });
+  const url = `http://127.0.0.1:${server.port}`;
+  const served: Served = { server, url, wsUrl: url.replace(/^http/, "ws"), stop: () => server.stop(true) };
   const attackerTenant = await store.getTenant(fx.svc.tenantId);
   if (!attackerTenant) throw new Error("no tenant");
   return {
@@ -54,6 +67,7 @@ export async function startHostileFixture(env: Record<string, string> = {}): Pro
     served,
     attacker,
     neighbour: { user, key, tenantId: tenant.tenant_id },
+    neighbourRef: { tenantId: tenant.tenant_id, slug: tenant.slug },
     neighbourSearch: async () => {
       const t0 = performance.now();
       const res = await fetch(`${served.url}/v1/documents/search`, {

@@ -30,7 +30,7 @@ export interface MultipartLimits {
   maxFields: number;
   /** Bytes per text field value. */
   maxFieldBytes: number;
-  /** Time before the average-rate rule applies (default 10 s). */
+  /** Time before the average-rate rule applies (default 5 s: inside Bun's 10 s idle timeout). */
   graceMs?: number;
   /** Average body rate required after `graceMs` (default 16 KiB/s: 50 MB in under an hour). */
   minBytesPerSecond?: number;
@@ -164,7 +164,7 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
 
   const reader = req.body.getReader();
   const started = Date.now();
-  const graceMs = limits.graceMs ?? 10_000;
+  const graceMs = limits.graceMs ?? 5_000;
   const minRate = limits.minBytesPerSecond ?? 16 * 1024;
   const maxMs = limits.maxMs ?? 15 * 60_000;
   let received = 0;

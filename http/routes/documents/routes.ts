@@ -16,7 +16,7 @@ import { documentIndexName } from "../../../domain/namespaces.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import { AUTH_ERRORS, ErrorBody, json } from "../../schemas.ts";
-import { type MultipartLimits, readMultipart, SlowUpload } from "./multipart.ts";
+import { type MultipartLimits, maxBodyBytes, readMultipart, SlowUpload } from "./multipart.ts";
 import {
   DocIdParam,
   DocumentRecord,
@@ -26,6 +26,9 @@ import {
   UploadedDocument,
 } from "./schema.ts";
 import { parseUploadForm } from "./upload-form.ts";
+
+/** How long a tenant's uploads are refused after one was refused as hostile (413, 408). */
+export const HOSTILE_PENALTY_MS = 1_000;
 
 export const UPLOAD_LIMITS: MultipartLimits = {
   maxFileBytes: MAX_UPLOAD_BYTES,
@@ -51,6 +54,12 @@ async function accessOf(documents: DocumentService, identity: UserIdentity) {
 function closing(err: unknown): unknown {
   if (!(err instanceof AppError)) return err;
   return new AppError(err.code, err.message, err.issues, { ...err.headers, Connection: "close" });
+}
+
+/** Whether the request was refused by its declared length alone (readMultipart's first check). */
+function refusedUnread(req: Request, limits: MultipartLimits): boolean {
+  const declared = Number(req.headers.get("content-length"));
+  return Number.isFinite(declared) && declared > maxBodyBytes(limits);
 }
 
 export function registerDocumentRoutes(
@@ -102,6 +111,7 @@ export function registerDocumentRoutes(
           parsed = await readMultipart(c.req.raw, limits);
         } catch (err) {
           if (!(err instanceof SlowUpload)) throw err;
+          documents.gate.penalise(ref.tenantId, HOSTILE_PENALTY_MS);
           // 408 has no code in the error table (domain/errors.ts); the problem body is the same shape.
           return c.json({ detail: err.message }, 408, { Connection: "close" });
         }
@@ -117,6 +127,13 @@ export function registerDocumentRoutes(
         });
         c.get("log").bind({ doc_id: doc.doc_id });
         return c.json(doc, 200);
+      } catch (err) {
+        // A file past the limit once read, or one that would unpack past the extraction budget
+        // (a refusal by declared Content-Length read nothing, so it costs nothing to repeat).
+        if (err instanceof AppError && err.code === "payload_too_large" && !refusedUnread(c.req.raw, limits)) {
+          documents.gate.penalise(ref.tenantId, HOSTILE_PENALTY_MS);
+        }
+        throw err;
       } finally {
         release();
       }
