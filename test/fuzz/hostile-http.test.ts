@@ -257,7 +257,7 @@ describe("methods, encodings, headers and bodies", () => {
     expect(((await res.json()) as { detail: string }).detail).toContain("16384");
   });
 
-  test("POST /v1/user/api-keys: no body and an empty object both create a key with the default label", async () => {
+  test("POST /v1/user/api-keys: no body, an empty body and {} create a key with the default label", async () => {
     const none = await svc.request("/v1/user/api-keys", {
       method: "POST",
       headers: { authorization: `Bearer ${jwt}` },
@@ -270,6 +270,13 @@ describe("methods, encodings, headers and bodies", () => {
       body: "{}",
     });
     expect(empty.status).toBe(201);
+    const blank = await svc.request("/v1/user/api-keys", {
+      method: "POST",
+      headers: { authorization: `Bearer ${jwt}`, "content-type": "application/json" },
+      body: "",
+    });
+    expect(blank.status).toBe(201);
+    expect(((await blank.json()) as { label: string }).label).toBe("default");
     for (const body of ["null", "[]", '"x"', "{"]) {
       const res = await svc.request("/v1/user/api-keys", {
         method: "POST",

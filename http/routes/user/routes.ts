@@ -1,5 +1,6 @@
 /** GET /v1/user/me (spec 2.1, 4.3) and the dashboard's API-key management. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono/types";
 import { generateApiKey } from "../../../domain/api-keys.ts";
 import { AppError } from "../../../domain/errors.ts";
 import type { UserIdentity } from "../../../domain/identity.ts";
@@ -9,6 +10,19 @@ import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
 import { AUTH_ERRORS, ErrorBody, json } from "../../schemas.ts";
 import { ApiKeyInfo, CreatedApiKey, NewApiKeyBody, UserProfile } from "./schema.ts";
+
+/**
+ * The body of POST /v1/user/api-keys is optional: an empty one under a JSON Content-Type
+ * means the same as none (the defaults), not a JSON decode error.
+ */
+const emptyBodyIsNone: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.raw.body && (await c.req.text()).trim() === "") {
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete("content-type");
+    c.req.raw = new Request(c.req.raw, { headers, body: null });
+  }
+  await next();
+};
 
 export function registerUserRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
   app.openapi(
@@ -64,7 +78,7 @@ export function registerUserRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guar
       tags: ["User"],
       summary: "Create an API key (bounded per tier)",
       security: SECURITY.jwt,
-      middleware: guards.jwt,
+      middleware: [...guards.jwt, emptyBodyIsNone],
       request: { body: { content: { "application/json": { schema: NewApiKeyBody } }, required: false } },
       responses: {
         201: json(CreatedApiKey, "The new key, shown once"),
