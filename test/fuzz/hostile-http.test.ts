@@ -6,14 +6,17 @@
  * 413 before the handler reads a byte for every operation of the OpenAPI document.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { signUserToken } from "../../http/auth/jwt.ts";
 import { bodyLimitFor, DEFAULT_BODY_LIMIT } from "../../http/body-limit.ts";
 import { MAX_JSON_DEPTH } from "../../http/json-depth.ts";
 import { PROBLEM_MAX_BYTES } from "../../http/problem.ts";
 import { ensureUser } from "../../pipelines/demo-seed.ts";
 import { startTestService, type TestService } from "../harness.ts";
-import { type Served, serve } from "../serve.ts";
+import { type Served, serve, spawnService } from "../serve.ts";
 import { nested, type OpenApiDoc, operations } from "./openapi-gen.ts";
 
 const HUGE = 128 * 1024 * 1024;
@@ -337,4 +340,29 @@ describe("methods, encodings, headers and bodies", () => {
       await body.cancel().catch(() => {});
     }
   });
+});
+
+describe("oversized headers on the real process", () => {
+  test("with Bun's parser limit raised, 16-64 KiB of headers get our 431 problem document", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "cairn-431-"));
+    // Bun.serve has no per-server header limit: the process-wide flag is how it is raised.
+    const { proc, url } = await spawnService({
+      CAIRN_DATA_DIR: dataDir,
+      BUN_OPTIONS: "--max-http-header-size=65536",
+    });
+    try {
+      const ok = await fetch(`${url}/healthz`, { headers: { "x-filler": "a".repeat(8 * 1024) } });
+      expect(ok.status).toBe(200);
+      const res = await fetch(`${url}/healthz`, { headers: { authorization: `Bearer ${"a".repeat(20 * 1024)}` } });
+      expect(res.status).toBe(431);
+      expect(await res.json()).toEqual({ detail: "Request headers exceed 16384 bytes" });
+      // Past Bun's own limit its parser answers, before any of our code: an empty 431.
+      const bun = await fetch(`${url}/healthz`, { headers: { "x-filler": "a".repeat(70 * 1024) } });
+      expect(bun.status).toBe(431);
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
