@@ -10,7 +10,7 @@ import { makeGuards } from "./auth/guards.ts";
 import { limitBodies, refuseEncodedBodies } from "./body-limit.ts";
 import type { AppEnv } from "./context.ts";
 import type { AppDeps } from "./deps.ts";
-import { limitJsonDepth } from "./json-depth.ts";
+import { jsonDepthRefusal, limitJsonDepth } from "./json-depth.ts";
 import { methodsMatcher } from "./method-not-allowed.ts";
 import { mountOpenApi } from "./openapi.ts";
 import { boundDetail, boundIssues } from "./problem.ts";
@@ -88,7 +88,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use("*", limitBodies);
   app.use("*", limitJsonDepth);
 
-  app.onError((err, c) => {
+  app.onError((caught, c) => {
+    const err = jsonDepthRefusal(c) ?? caught;
     if (err instanceof AppError) {
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
       // A refused body is left unread: close the connection rather than drain it.

@@ -19,20 +19,37 @@ interface RouteLimit {
   path: RegExp;
   /** null: the route reads the raw stream and enforces its own limit (413 included). */
   maxBytes: number | null;
+  /**
+   * The route counts a chunked body itself, after authenticating (editor's own bodyLimit):
+   * here only a declared Content-Length is checked, so nobody gets megabytes buffered
+   * before auth.
+   */
+  declaredOnly?: boolean;
 }
 
 export const ROUTE_BODY_LIMITS: readonly RouteLimit[] = [
   { method: "POST", path: /^\/v1\/documents\/upload\/?$/, maxBytes: null },
-  { method: "PUT", path: /^\/v1\/editor\/documents\/[^/]+\/yjs\/?$/, maxBytes: MAX_YJS_BODY_BYTES },
-  { method: "POST", path: /^\/v1\/editor\/documents\/?$/, maxBytes: MAX_DOC_BODY_BYTES },
-  { method: "PATCH", path: /^\/v1\/editor\/documents\/[^/]+\/?$/, maxBytes: MAX_DOC_BODY_BYTES },
+  {
+    method: "PUT",
+    path: /^\/v1\/editor\/documents\/[^/]+\/yjs\/?$/,
+    maxBytes: MAX_YJS_BODY_BYTES,
+    declaredOnly: true,
+  },
+  { method: "POST", path: /^\/v1\/editor\/documents\/?$/, maxBytes: MAX_DOC_BODY_BYTES, declaredOnly: true },
+  { method: "PATCH", path: /^\/v1\/editor\/documents\/[^/]+\/?$/, maxBytes: MAX_DOC_BODY_BYTES, declaredOnly: true },
 ];
 
 /** The limit for one request: the table's entry, else the default. */
 export function bodyLimitFor(method: string, path: string): number | null {
-  const hit = ROUTE_BODY_LIMITS.find((r) => r.method === method && r.path.test(path));
-  return hit ? hit.maxBytes : DEFAULT_BODY_LIMIT;
+  return routeLimit(method, path).maxBytes;
 }
+
+function routeLimit(method: string, path: string): RouteLimit | { maxBytes: number; declaredOnly?: undefined } {
+  return ROUTE_BODY_LIMITS.find((r) => r.method === method && r.path.test(path)) ?? { maxBytes: DEFAULT_BODY_LIMIT };
+}
+
+const tooLarge = (maxSize: number) =>
+  new AppError("payload_too_large", `The request body exceeds the limit of ${maxSize} bytes for this route`);
 
 const limiters = new Map<number, MiddlewareHandler<AppEnv>>();
 function limiter(maxSize: number): MiddlewareHandler<AppEnv> {
@@ -69,6 +86,10 @@ export const refuseEncodedBodies: MiddlewareHandler<AppEnv> = async (c, next) =>
 
 /** The size limit of the matching route, checked before the handler (or auth) runs. */
 export const limitBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const max = bodyLimitFor(c.req.method, c.req.path);
-  return max === null ? next() : limiter(max)(c, next);
+  const { maxBytes, declaredOnly } = routeLimit(c.req.method, c.req.path);
+  if (maxBytes === null) return next();
+  if (!declaredOnly) return limiter(maxBytes)(c, next);
+  const declared = Number(c.req.header("content-length") ?? 0);
+  if (!c.req.header("transfer-encoding") && declared > maxBytes) throw tooLarge(maxBytes);
+  return next();
 };

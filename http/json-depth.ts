@@ -2,9 +2,12 @@
  * Refuses JSON nested past MAX_JSON_DEPTH before anything parses it recursively. JSON.parse,
  * zod and the serialiser of an error body all recurse per level, so a 100k-deep body used to
  * end in a stack overflow (500). A linear scan of the raw text (already bounded by the body
- * limit) counts brackets outside strings; the text stays cached for the validator.
+ * limit) counts brackets outside strings.
+ *
+ * The scan runs when the body is first parsed (the route's validator, after auth), not here
+ * up front: reading eagerly would make the server buffer bodies for callers it then refuses.
  */
-import type { MiddlewareHandler } from "hono/types";
+import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "../domain/errors.ts";
 import type { AppEnv } from "./context.ts";
 
@@ -30,23 +33,39 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   return false;
 }
 
+const depthError = () =>
+  AppError.validation([
+    {
+      loc: ["body"],
+      msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+      type: "json_invalid",
+      input: null,
+      ctx: { max_depth: MAX_JSON_DEPTH },
+    },
+  ]);
+
+/**
+ * Requests whose body was refused for its depth. Hono's validator turns any error of
+ * c.req.json() into a generic "Malformed JSON" 400; onError looks here to answer precisely.
+ */
+const refused = new WeakSet<object>();
+
+/** The depth refusal for this request, if its JSON body was refused for nesting. */
+export function jsonDepthRefusal(c: Context<AppEnv>): AppError | null {
+  return refused.has(c.req) ? depthError() : null;
+}
+
 export const limitJsonDepth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const type = c.req.header("content-type");
   if (!c.req.raw.body || !type || !JSON_TYPE_RE.test(type)) return next();
-  const text = await c.req.text();
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-    throw AppError.validation([
-      {
-        loc: ["body"],
-        msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
-        type: "json_invalid",
-        input: null,
-        ctx: { max_depth: MAX_JSON_DEPTH },
-      },
-    ]);
-  }
-  // Later readers of the raw request (a route's own body limit) get the same bytes again;
-  // Hono's body cache already holds the text for the validator.
-  c.req.raw = new Request(c.req.raw, { body: text });
+  const req = c.req;
+  const parse = req.json.bind(req);
+  req.json = async <T>(): Promise<T> => {
+    if (jsonDepthExceeds(await req.text(), MAX_JSON_DEPTH)) {
+      refused.add(req);
+      throw depthError();
+    }
+    return parse<T>();
+  };
   await next();
 };

@@ -194,6 +194,15 @@ describe("deep JSON", () => {
     });
   }
 
+  test("without credentials an authenticated route answers 401 and never scans the body", async () => {
+    const res = await svc.request("/v1/user/api-keys", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: deep,
+    });
+    expect(res.status).toBe(401);
+  });
+
   test("nesting up to the bound still reaches the validator", async () => {
     const res = await svc.request("/v1/user/api-keys", {
       method: "POST",
