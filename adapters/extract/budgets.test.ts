@@ -3,6 +3,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { AppError } from "../../domain/errors.ts";
 import { docxBomb, smallDocx } from "../../test/hostile/zip-bombs.ts";
 import { Extractor, MAX_IMAGE_PIXELS } from "./extractor.ts";
+import { Ocr } from "./ocr.ts";
+import { extractPdf } from "./pdf.ts";
 import { imageSize } from "./raster.ts";
 import { MAX_SVG_PIXELS, rasteriseSvg } from "./svg.ts";
 
@@ -20,7 +22,35 @@ function pngHeader(width: number, height: number): Uint8Array {
   return new Uint8Array(b);
 }
 
+/** A PDF of `pages` pages, each with one line of text naming its page. */
+function pdfOf(pages: number): Uint8Array {
+  const objs = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"];
+  const kids: string[] = [];
+  for (let p = 1; p <= pages; p++) {
+    const text = `BT /F1 12 Tf 72 720 Td (Quarterly revenue guidance on page number ${p}) Tj ET`;
+    objs.push(`<< /Length ${text.length} >>\nstream\n${text}\nendstream`);
+    const content = objs.length;
+    objs.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${content} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`,
+    );
+    kids.push(`${objs.length} 0 R`);
+  }
+  objs[1] = `<< /Type /Pages /Kids [${kids.join(" ")}] /Count ${pages} >>`;
+  const body = objs.map((o, i) => `${i + 1} 0 obj ${o} endobj`).join("\n");
+  return new TextEncoder().encode(`%PDF-1.4\n${body}\ntrailer << /Root 1 0 R >>\n%%EOF`);
+}
+
 describe("extraction budgets", () => {
+  test("a PDF past the page budget is read up to it; the notes say which pages were not", async () => {
+    const ocr = new Ocr();
+    const doc = await extractPdf(pdfOf(5), { ocr, maxOcrPages: 0, maxPages: 3 });
+    await ocr.close();
+    expect(doc.pages).toBe(5);
+    expect(doc.blocks.map((b) => b.page)).toEqual([1, 2, 3]);
+    expect(doc.blocks[2]?.text).toContain("page number 3");
+    expect(doc.notes).toContain("page limit reached: pages after 3 were not read");
+  });
+
   test("a DOCX bomb is a 413 problem naming the budget, and the worker serves the next file", async () => {
     const err = (await extractor
       .extract({ filename: "bomb.docx", bytes: await docxBomb(200 * 1024 * 1024, false) })

@@ -16,6 +16,8 @@ export interface PdfOptions {
   ocr: Ocr;
   /** Pages OCR'd at most per document; later scanned pages are listed in the notes. */
   maxOcrPages: number;
+  /** Pages read at most (default PDF_BUDGET.maxPages); later pages are listed in the notes. */
+  maxPages?: number;
 }
 
 /** A page with fewer printable characters than this in its text layer is treated as scanned. */
@@ -151,7 +153,7 @@ export async function extractPdf(bytes: Uint8Array, opts: PdfOptions): Promise<E
     const notes: string[] = [];
     const ocrPages: number[] = [];
     const skipped: number[] = [];
-    const lastPage = Math.min(pdf.numPages, PDF_BUDGET.maxPages);
+    const lastPage = Math.min(pdf.numPages, opts.maxPages ?? PDF_BUDGET.maxPages);
     let chars = 0;
     let truncatedAt = 0;
     for (let p = 1; p <= lastPage; p++) {
