@@ -34,9 +34,9 @@ export function stripUserinfo(text: string): string {
   return text.replace(URL_USERINFO_RE, `$1${REDACTED}@`);
 }
 
-function cutString(s: string): string {
+function cutString(s: string, max = MAX_STRING): string {
   const clean = stripUserinfo(s);
-  return clean.length > MAX_STRING ? `${clean.slice(0, MAX_STRING)}…` : clean;
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
 
 /**
@@ -79,7 +79,8 @@ function boundIssue(issue: ValidationIssue): ValidationIssue {
   // ctx keys are our own vocabulary (a parser's "token" is a word, not a credential): only
   // their values are excerpted.
   for (const [k, v] of Object.entries(issue.ctx ?? {}).slice(0, MAX_ITEMS)) ctx[k] = excerpt(v, 1);
-  return { loc, msg: cutString(issue.msg), type: cutString(issue.type), input: issueInput(loc, issue.input), ctx };
+  // Messages are ours and may be a sentence long; a pattern quoted in one is still bounded.
+  return { loc, msg: cutString(issue.msg, 500), type: cutString(issue.type), input: issueInput(loc, issue.input), ctx };
 }
 
 const byteLength = (v: unknown) => Buffer.byteLength(JSON.stringify(v));

@@ -238,6 +238,7 @@ describe("lakehouse catalogs", () => {
       expect(res.status).toBe(422);
       const issue = details(res).find((i) => i.loc.join(".") === `body.${field}`);
       expect(issue?.msg).toContain("must not carry credentials");
+      expect(issue?.msg).toEndWith("never returned");
       expect(res.text).not.toContain(password);
     }
     expect((await call(path, bare.owner)).status).toBe(404);
