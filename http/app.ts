@@ -35,7 +35,7 @@ import { toValidationIssues } from "./validation.ts";
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
- * Our bound on the request line's headers. Bun refuses past its own --max-http-header-size
+ * Our bound on a request's headers. Bun refuses past its own --max-http-header-size
  * (16 KiB by default) with an empty 431 before this code runs; started with a larger Bun
  * limit, the requests between the two get this problem document instead.
  */
@@ -77,7 +77,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
 
   // Hostile-input guards, before any route (or its auth) runs: header size, encoded bodies,
-  // the per-route body limit, then JSON depth on the bounded text.
+  // the per-route body limit; the JSON depth check arms itself for the first parse.
   app.use("*", async (c, next) => {
     if (headerBytes(c.req.raw.headers) > MAX_HEADER_BYTES) {
       throw new AppError("headers_too_large", `Request headers exceed ${MAX_HEADER_BYTES} bytes`);
