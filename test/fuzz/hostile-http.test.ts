@@ -251,6 +251,14 @@ describe("methods, encodings, headers and bodies", () => {
     expect((await svc.request("/v1/no-such-thing", { method: "TRACE" })).status).toBe(404);
   });
 
+  test("a 503 says when to retry", async () => {
+    // This harness tenant has no real-time tables provisioned.
+    const res = await svc.request("/v1/rtdb/tables", { headers: { authorization: `Bearer ${jwt}` } });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("30");
+    expect(((await res.json()) as { detail: string }).detail).toContain("not provisioned");
+  });
+
   test("a gzip-encoded body is refused with 415 before it is inflated", async () => {
     const res = await svc.request("/v1/user/api-keys", {
       method: "POST",
