@@ -142,7 +142,14 @@ export function openDocuments(d: DocumentsDeps) {
   const documents = new DocumentService({
     index: documentIndex,
     embedder,
-    extract: (file) => extractor.extract({ filename: file.filename, bytes: file.bytes, contentType: file.mimeType }),
+    extract: (file, scope) =>
+      extractor.extract({
+        filename: file.filename,
+        bytes: file.bytes,
+        contentType: file.mimeType,
+        key: scope.tenantId,
+        signal: scope.signal,
+      }),
     chunk: (doc) => chunkDocument(doc),
     barriers,
     llm: config.llm ? new OpenAiChatModel(config.llm) : null,

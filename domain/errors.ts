@@ -11,6 +11,8 @@ export const ERROR_TABLE = {
   not_found: { status: 404, close: 4404 },
   conflict: { status: 409, close: 4409 },
   payload_too_large: { status: 413, close: 1009 },
+  /** A body that arrived too slowly (slow-loris); answered with Connection: close. */
+  request_timeout: { status: 408, close: 1008 },
   /** A request the route has, but not under this method (sent with an Allow header). */
   method_not_allowed: { status: 405, close: 1003 },
   /** A body type or Content-Encoding the route does not take. */

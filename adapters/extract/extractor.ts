@@ -7,7 +7,6 @@
 import { type DocFormat, detectFormat, SUPPORTED_FORMATS_TEXT } from "../../domain/documents/formats.ts";
 import { describeImage } from "../../domain/documents/image-description.ts";
 import type { ExtractedDocument } from "../../domain/documents/types.ts";
-import { currentUpload } from "../../domain/documents/upload-scope.ts";
 import { AppError } from "../../domain/errors.ts";
 import { JobCancelled } from "../workers/pool.ts";
 import { ExtractionPool, ExtractionTimeout, TooLarge, Unreadable } from "./pool.ts";
@@ -116,12 +115,11 @@ export class Extractor {
         );
       }
     }
-    const scope = currentUpload();
     let result: WorkerResult;
     try {
       result = await this.#pool.run(
         { format, bytes: input.bytes, maxOcrPages: this.#opts.maxOcrPages ?? 50 },
-        { key: input.key ?? scope?.tenantId, signal: input.signal ?? scope?.signal },
+        { key: input.key, signal: input.signal },
       );
     } catch (e) {
       // Nobody reads this answer (the client is gone); it is not a server fault either.

@@ -35,7 +35,7 @@ import type {
   Visibility,
 } from "./types.ts";
 import type { UploadGate } from "./upload-gate.ts";
-import { type UploadScope, uploadScope } from "./upload-scope.ts";
+import type { UploadScope } from "./upload-scope.ts";
 
 /** The uploaded file as the HTTP layer received it. */
 export interface UploadedFile {
@@ -90,7 +90,7 @@ export type BarrierReader = Pick<BarrierStore, "crossedBarriers" | "get">;
 export interface DocumentServiceDeps {
   index: DocumentIndexPort;
   embedder: Embedder;
-  /** Also called inside `uploadScope` (upload-scope.ts), for extractors wired without `scope`. */
+  /** `scope`: whose upload it is and the request's signal (a client that went away cancels it). */
   extract(file: UploadedFile, scope: UploadScope): Promise<ExtractedDocument>;
   chunk(doc: ExtractedDocument): Chunk[] | Promise<Chunk[]>;
   barriers: BarrierReader;
@@ -171,7 +171,7 @@ export class DocumentService {
     this.#extracting++;
     let extracted: ExtractedDocument;
     try {
-      extracted = await uploadScope.run(scope, () => this.deps.extract(file, scope));
+      extracted = await this.deps.extract(file, scope);
     } finally {
       this.#extracting--;
     }

@@ -112,8 +112,7 @@ export function registerDocumentRoutes(
         } catch (err) {
           if (!(err instanceof SlowUpload)) throw err;
           documents.gate.penalise(ref.tenantId, HOSTILE_PENALTY_MS);
-          // 408 has no code in the error table (domain/errors.ts); the problem body is the same shape.
-          return c.json({ detail: err.message }, 408, { Connection: "close" });
+          throw new AppError("request_timeout", err.message, undefined, { Connection: "close" });
         }
         const form = parseUploadForm(parsed, identity);
         const doc = await documents.upload({
