@@ -23,15 +23,9 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { openResearchStores } from "./adapters/financials/research.ts";
 import { LadybugGraph } from "./adapters/graph/index.ts";
 import { readLocalFeeds, SqlNewsStore } from "./adapters/news/index.ts";
-import { openResearchStores } from "./adapters/research/index.ts";
-import { ConfigError, loadConfig } from "./config.ts";
-import { isUserTier } from "./domain/tiers.ts";
-import { signUserToken } from "./http/auth/jwt.ts";
-import { loadInstallationSecrets } from "./http/auth/secrets.ts";
-import { createLogger } from "./http/logger.ts";
-import { openControlPlane, openDocumentIndex, openFinancials, openTimeSeries } from "./main.ts";
 import {
   DEMO_TENANT_SLUG,
   DEMO_USERS,
@@ -40,19 +34,25 @@ import {
   ensureUser,
   issueApiKey,
   seedDemo,
-} from "./pipelines/demo-seed.ts";
-import { ingestFilingsDirectory } from "./pipelines/filings/index.ts";
-import { ingestMarketDirectory } from "./pipelines/market-ingest.ts";
-import { createCompanyLinker, type IngestStats, NewsIngestor } from "./pipelines/news/index.ts";
+} from "./cli/demo-seed.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { isUserTier } from "./domain/user/tiers.ts";
+import { signUserToken } from "./http/auth/jwt.ts";
+import { loadInstallationSecrets } from "./http/auth/secrets.ts";
+import { createLogger } from "./http/logger.ts";
+import { openControlPlane, openDocumentIndex, openFinancials, openTimeSeries } from "./main.ts";
+import { ingestFilingsDirectory } from "./pipelines/financials/filings/index.ts";
 import {
   type IngestReport,
   ingestSecDirectory,
   ingestSecOnline,
   loadPriceBook,
   SecClient,
-} from "./pipelines/sec-ingest/index.ts";
-import { buildTopics } from "./pipelines/topics/index.ts";
-import { ingestTranscriptsDirectory } from "./pipelines/transcripts/index.ts";
+} from "./pipelines/financials/sec/index.ts";
+import { buildTopics } from "./pipelines/financials/topics/index.ts";
+import { ingestTranscriptsDirectory } from "./pipelines/financials/transcripts/index.ts";
+import { createCompanyLinker, type IngestStats, NewsIngestor } from "./pipelines/news/index.ts";
+import { ingestMarketDirectory } from "./pipelines/rtdb/market-ingest.ts";
 
 function fail(msg: string): never {
   process.stderr.write(`cairn: ${msg}\n`);

@@ -8,12 +8,12 @@
  * this file composes them into one schema and one `loadConfig()`.
  */
 import type { z } from "zod";
-import { type CollabConfig, collabConfig, collabEnv } from "./config/collab.ts";
 import { type CoreConfig, checkCore, coreConfig, coreEnv } from "./config/core.ts";
 import { checkDocuments, type DocumentsConfig, documentsConfig, documentsEnv } from "./config/documents.ts";
+import { type CollabConfig, collabConfig, collabEnv } from "./config/editor.ts";
 import { ConfigError } from "./config/env.ts";
+import { checkSec, type SecConfig, secConfig, secEnv } from "./config/financials.ts";
 import { type NewsConfig, newsConfig, newsEnv } from "./config/news.ts";
-import { checkSec, type SecConfig, secConfig, secEnv } from "./config/sec.ts";
 import { type StorageConfig, storageConfig, storageEnv } from "./config/storage.ts";
 
 export type { Profile } from "./config/core.ts";

@@ -17,17 +17,17 @@ export {
   framed,
   MSG as COLLAB_MSG,
   permissionDeniedBody,
-} from "./collab-frames.ts";
-export { CollabRoom } from "./collab-room.ts";
-export { CollabRooms, type CollabRoomsOptions, type CollabRoomsStats } from "./collab-rooms.ts";
-export { DebouncedSaver, type SaverOptions } from "./collab-saver.ts";
+} from "./editor/frames.ts";
+export { CollabRoom } from "./editor/room.ts";
+export { CollabRooms, type CollabRoomsOptions, type CollabRoomsStats } from "./editor/rooms.ts";
+export { DebouncedSaver, type SaverOptions } from "./editor/saver.ts";
 export {
   type CollabPeer,
   ROOM_DEFAULTS,
   type RoomDeps,
   type RoomLogger,
   type RoomOptions,
-} from "./collab-types.ts";
+} from "./editor/types.ts";
 export {
   DEFAULT_FAIL_REASON,
   type DiscardReason,
@@ -40,17 +40,22 @@ export {
   type Take,
   validateMailboxOptions,
 } from "./mailbox.ts";
-export { NEWS_DEFAULTS, NewsHub, type NewsHubOptions, type NewsHubStats, type NewsLogger } from "./news-hub.ts";
-export { type CompiledFilter, compileFilter, matchesCompiled, NewsIndex, type NewsIndexStats } from "./news-index.ts";
-export { ArticleRing } from "./news-ring.ts";
+export {
+  type CompiledFilter,
+  compileFilter,
+  matchesCompiled,
+  NewsIndex,
+  type NewsIndexStats,
+} from "./news/filter-index.ts";
+export { NEWS_DEFAULTS, NewsHub, type NewsHubOptions, type NewsHubStats, type NewsLogger } from "./news/hub.ts";
+export { ArticleRing } from "./news/ring.ts";
 export {
   type HubArticle,
   type NewsSink,
   NewsSubscriber,
   type SubscriberMeta,
   type SubscriberStats,
-} from "./news-subscriber.ts";
-export { RateLimiter } from "./rate-limiter.ts";
+} from "./news/subscriber.ts";
 export { Registry, type RegistryErrorEvent, type RegistryOptions, type UnloadReason } from "./registry.ts";
 export {
   assertActive,
@@ -60,5 +65,6 @@ export {
   type TenantDirectoryOptions,
   type TenantLogger,
   type TenantStore,
-} from "./tenant.ts";
-export { type UsageEvent, UsageRecorder, type UsageStore, type UsageTotals } from "./usage.ts";
+} from "./tenants/tenant.ts";
+export { RateLimiter } from "./user/rate-limiter.ts";
+export { type UsageEvent, UsageRecorder, type UsageStore, type UsageTotals } from "./user/usage.ts";

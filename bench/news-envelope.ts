@@ -15,7 +15,7 @@
  *   node_modules/.bin/bun bench/news-envelope.ts        (BENCH_QUICK=1 for a smoke run)
  */
 import type { ServerWebSocket } from "bun";
-import { toWire } from "../domain/news.ts";
+import { toWire } from "../domain/news/types.ts";
 import { makeArticle } from "../test/news-fixtures.ts";
 import { emit, QUICK, round, summarize } from "./runner.ts";
 

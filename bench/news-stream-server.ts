@@ -11,7 +11,7 @@
  */
 import type { ServerWebSocket } from "bun";
 import { compileFilter, NewsIndex } from "../actors/index.ts";
-import { type Article, toWire } from "../domain/news.ts";
+import { type Article, toWire } from "../domain/news/types.ts";
 import { parseClientMessage } from "../sockets/index.ts";
 import { startTestService } from "../test/harness.ts";
 import { serve } from "../test/serve.ts";

@@ -9,7 +9,7 @@
  * and one in a thousand takes everything. With 1,000 articles/s it averages about fifty
  * recipients per article; the server reports the exact number it matched.
  */
-import type { Article, NewsFilter } from "../domain/news.ts";
+import type { Article, NewsFilter } from "../domain/news/types.ts";
 import { makeArticle, pickDistinct, UNIVERSE } from "../test/news-fixtures.ts";
 import { type Prng, prng } from "../test/prng.ts";
 import type { Summary } from "./runner.ts";

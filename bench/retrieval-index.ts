@@ -6,7 +6,7 @@
  */
 import { SqliteDocumentIndex } from "../adapters/docindex/index.ts";
 import type { DocumentMeta, IndexedChunk, SearchHit, SearchMode } from "../domain/documents/types.ts";
-import type { TenantRef } from "../domain/namespaces.ts";
+import type { TenantRef } from "../domain/tenants/namespaces.ts";
 
 export interface EvalIndex {
   engine: string;

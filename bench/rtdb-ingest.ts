@@ -19,8 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DuckDBConnection, DuckDBInstance, DuckDBTimestampValue } from "@duckdb/node-api";
 import { Sender } from "@questdb/nodejs-client";
-import { DuckDbTimeSeries, QuestDbTimeSeries } from "../adapters/timeseries/index.ts";
-import { normaliseDdl, parseCreateTable, type Row } from "../domain/timeseries/index.ts";
+import { DuckDbTimeSeries, QuestDbTimeSeries } from "../adapters/rtdb/index.ts";
+import { normaliseDdl, parseCreateTable, type Row } from "../domain/rtdb/index.ts";
 import { defaultRounds, emit, emitPair, QUICK, round, summarize } from "./runner.ts";
 
 const root = join(import.meta.dir, "..");

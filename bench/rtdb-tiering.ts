@@ -14,8 +14,8 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { addTenant, type Bar, loadBars, openTieringEnv, readIntradayBars } from "../pipelines/rtdb-tiering.fixture.ts";
-import { runTiering } from "../pipelines/rtdb-tiering.ts";
+import { runTiering } from "../pipelines/rtdb/tiering/pipeline.ts";
+import { addTenant, type Bar, loadBars, openTieringEnv, readIntradayBars } from "../test/fixtures/rtdb-tiering.ts";
 import { defaultRounds, emitPair, QUICK, summarize } from "./runner.ts";
 
 const FILE = join(

@@ -5,8 +5,8 @@
 import type { Logger } from "pino";
 import type { TenantDirectory } from "../actors/index.ts";
 import { CollabRooms } from "../actors/index.ts";
-import { HttpCollabAuthorizer, HttpCollabPersistence } from "../adapters/collab/index.ts";
 import { SqlBarrierStore } from "../adapters/controlplane/index.ts";
+import { HttpCollabAuthorizer, HttpCollabPersistence } from "../adapters/editor/collab.ts";
 import { CrdtMergePool, SqlEditorDocumentStore } from "../adapters/editor/index.ts";
 import { createEmbedder } from "../adapters/embeddings/index.ts";
 import { Extractor } from "../adapters/extract/index.ts";
@@ -20,11 +20,11 @@ import { DocumentService } from "../domain/documents/service.ts";
 import { EMBEDDING_DIM } from "../domain/documents/types.ts";
 import { UploadGate } from "../domain/documents/upload-gate.ts";
 import { EditorService, startEditorReindexWorker } from "../domain/editor/index.ts";
-import type { FinancialsStore } from "../domain/financials.ts";
+import type { FinancialsStore } from "../domain/financials/fields.ts";
 import type { ControlPlaneStore, JobQueue, JobWorker, PubSub } from "../domain/ports.ts";
 import type { Authenticator } from "../http/auth/authenticator.ts";
 import type { InstallationSecrets } from "../http/auth/secrets.ts";
-import type { ProvisioningEngines } from "../pipelines/provisioning/index.ts";
+import type { ProvisioningEngines } from "../pipelines/tenants/provisioning/index.ts";
 import { CollabRevocations } from "../sockets/index.ts";
 import { asDocumentIndex } from "./engines.ts";
 

@@ -15,18 +15,18 @@ import { MemoryCounterStore, RedisCounterStore } from "../adapters/counters/inde
 import { OpenSearchDocumentIndex, SqliteDocumentIndex } from "../adapters/docindex/index.ts";
 import { EDITOR_MIGRATIONS } from "../adapters/editor/index.ts";
 import { FINANCIALS_MIGRATIONS, SqlFinancialsStore } from "../adapters/financials/index.ts";
+import { RESEARCH_MIGRATIONS } from "../adapters/financials/research.ts";
 import { SmtpMailer } from "../adapters/mail/index.ts";
 import { NEWS_MIGRATIONS } from "../adapters/news/index.ts";
 import { LocalObjectStore, S3ObjectStore } from "../adapters/objectstore/index.ts";
 import { type MemoryBus, MemoryPubSub, type PubSubErrorEvent, RedisPubSub } from "../adapters/pubsub/index.ts";
 import { BullJobQueue, EmbeddedJobQueue, JOB_QUEUE_MIGRATIONS } from "../adapters/queue/index.ts";
-import { RESEARCH_MIGRATIONS } from "../adapters/research/index.ts";
+import { DuckDbTimeSeries, QuestDbTimeSeries } from "../adapters/rtdb/index.ts";
 import { migrate, PostgresClient, SqliteClient } from "../adapters/sql/index.ts";
-import { DuckDbTimeSeries, QuestDbTimeSeries } from "../adapters/timeseries/index.ts";
 import type { Config } from "../config.ts";
 import type { DocumentIndexPort } from "../domain/documents/types.ts";
 import { AppError } from "../domain/errors.ts";
-import type { FinancialsStore } from "../domain/financials.ts";
+import type { FinancialsStore } from "../domain/financials/fields.ts";
 import type { Mailer } from "../domain/mail.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, PubSub } from "../domain/ports.ts";
 

@@ -9,18 +9,18 @@ import type { SqlLakehouseCatalogStore } from "../adapters/controlplane/index.ts
 import { SqlTieringStateStore } from "../adapters/controlplane/index.ts";
 import { DuckDbParquetInspector } from "../adapters/objectstore/index.ts";
 import type { Config } from "../config.ts";
-import type { FinancialsStore } from "../domain/financials.ts";
-import type { LakehousePort } from "../domain/lakehouse.ts";
-import { defaultCatalogWriter } from "../domain/lakehouse-catalog.ts";
+import type { FinancialsStore } from "../domain/financials/fields.ts";
+import { defaultCatalogWriter } from "../domain/lakehouse/catalog.ts";
+import type { LakehousePort } from "../domain/lakehouse/ports.ts";
 import type { ControlPlaneStore, JobQueue, JobWorker } from "../domain/ports.ts";
-import { NO_REALTIME_TABLES } from "../domain/timeseries/index.ts";
-import { LAKEHOUSE_SYNC_QUEUE, makeLakehouseSyncHandler } from "../pipelines/lakehouse-sync/index.ts";
-import type { FaultInjector, ProvisioningEngines, SecretSealer } from "../pipelines/provisioning/index.ts";
-import { startProvisioningWorker } from "../pipelines/provisioning/index.ts";
-import { RTDB_TIERING_QUEUE } from "../pipelines/rtdb-tiering.ts";
-import { TieredTableReader } from "../pipelines/rtdb-tiering-reader.ts";
-import { makeTieringHandler, TieringScheduler } from "../pipelines/rtdb-tiering-schedule.ts";
-import { makeSecIngestHandler, SEC_INGEST_QUEUE, SecClient } from "../pipelines/sec-ingest/index.ts";
+import { NO_REALTIME_TABLES } from "../domain/rtdb/index.ts";
+import { makeSecIngestHandler, SEC_INGEST_QUEUE, SecClient } from "../pipelines/financials/sec/index.ts";
+import { LAKEHOUSE_SYNC_QUEUE, makeLakehouseSyncHandler } from "../pipelines/lakehouse/sync/index.ts";
+import { RTDB_TIERING_QUEUE } from "../pipelines/rtdb/tiering/pipeline.ts";
+import { TieredTableReader } from "../pipelines/rtdb/tiering/reader.ts";
+import { makeTieringHandler, TieringScheduler } from "../pipelines/rtdb/tiering/schedule.ts";
+import type { FaultInjector, ProvisioningEngines, SecretSealer } from "../pipelines/tenants/provisioning/index.ts";
+import { startProvisioningWorker } from "../pipelines/tenants/provisioning/index.ts";
 import { openObjectStore, realtimeEngine } from "./engines.ts";
 
 /** Real-time tables (spec 4.8) and their tiering to the lakehouse (docs/tiering.md). */

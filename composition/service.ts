@@ -6,17 +6,17 @@ import type { WebSocketHandler } from "bun";
 import type { Logger } from "pino";
 import { type CollabRooms, NewsHub, RateLimiter, TenantDirectory, UsageRecorder } from "../actors/index.ts";
 import { SqlLakehouseCatalogStore } from "../adapters/controlplane/index.ts";
+import { openResearchStores } from "../adapters/financials/research.ts";
 import { LadybugGraph } from "../adapters/graph/index.ts";
 import { GatewayLakehouse } from "../adapters/lakehouse/index.ts";
 import { SqlNewsStore } from "../adapters/news/index.ts";
 import type { MemoryBus } from "../adapters/pubsub/index.ts";
-import { openResearchStores } from "../adapters/research/index.ts";
 import { loadKeyRing } from "../adapters/secrets/index.ts";
 import { ExcelJsRenderer } from "../adapters/xlsx/index.ts";
 import type { Config } from "../config.ts";
 import { AppError } from "../domain/errors.ts";
-import type { FinancialsStore } from "../domain/financials.ts";
-import type { LakehousePort } from "../domain/lakehouse.ts";
+import type { FinancialsStore } from "../domain/financials/fields.ts";
+import type { LakehousePort } from "../domain/lakehouse/ports.ts";
 import type { ControlPlaneStore } from "../domain/ports.ts";
 import { SecretBox } from "../domain/secret-box.ts";
 import { buildApp } from "../http/app.ts";
@@ -25,7 +25,7 @@ import { JwtVerifier } from "../http/auth/jwt.ts";
 import { loadInstallationSecrets } from "../http/auth/secrets.ts";
 import type { AppDeps } from "../http/deps.ts";
 import { createLogger } from "../http/logger.ts";
-import { FaultInjector, type ProvisioningEngines, TenantLifecycle } from "../pipelines/provisioning/index.ts";
+import { FaultInjector, type ProvisioningEngines, TenantLifecycle } from "../pipelines/tenants/provisioning/index.ts";
 import {
   collabHandlers,
   handleCollabUpgrade,

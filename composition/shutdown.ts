@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import type { CollabRooms, NewsHub, TenantDirectory, UsageRecorder } from "../actors/index.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, JobWorker, PubSub } from "../domain/ports.ts";
-import type { ProvisioningEngines } from "../pipelines/provisioning/index.ts";
+import type { ProvisioningEngines } from "../pipelines/tenants/provisioning/index.ts";
 import type { collabHandlers } from "../sockets/index.ts";
 
 interface Closable {

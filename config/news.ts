@@ -1,7 +1,7 @@
 /** News ingest runner (pipelines/news): feeds to poll, pacing, company-linking data. */
 import { resolve } from "node:path";
 import { z } from "zod";
-import { SOURCE_TYPES, type SourceType } from "../domain/news.ts";
+import { SOURCE_TYPES, type SourceType } from "../domain/news/types.ts";
 import { optionalSecret } from "./env.ts";
 
 /** CAIRN_NEWS_FEEDS: comma-separated `type:url` (type rss, gdelt, reddit or twitter). */

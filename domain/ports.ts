@@ -2,7 +2,7 @@
  * The store, queue and counter interfaces every adapter implements. Each port has a
  * contract suite under test/contracts that runs unchanged against every adapter.
  */
-import type { UserTier } from "./tiers.ts";
+import type { UserTier } from "./user/tiers.ts";
 
 // ---------------------------------------------------------------------------
 // Relational access shared by the control plane and the embedded job queue.

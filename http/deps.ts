@@ -5,18 +5,18 @@ import type { Config } from "../config.ts";
 import type { BarrierStore } from "../domain/documents/barriers.ts";
 import type { DocumentService } from "../domain/documents/service.ts";
 import type { EditorService } from "../domain/editor/index.ts";
-import type { SpreadsheetRenderer } from "../domain/exports/index.ts";
-import type { FinancialsReader, RevenueSegmentsReader } from "../domain/financials.ts";
-import type { LakehousePort } from "../domain/lakehouse.ts";
-import type { LakehouseCatalogStore } from "../domain/lakehouse-catalog.ts";
+import type { SpreadsheetRenderer } from "../domain/financials/exports/index.ts";
+import type { FinancialsReader, RevenueSegmentsReader } from "../domain/financials/fields.ts";
+import type { ResearchStores } from "../domain/financials/research.ts";
+import type { LakehouseCatalogStore } from "../domain/lakehouse/catalog.ts";
+import type { LakehousePort } from "../domain/lakehouse/ports.ts";
 import type { Mailer } from "../domain/mail.ts";
-import type { NewsStore } from "../domain/news-store.ts";
+import type { NewsStore } from "../domain/news/ports.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, PubSub, Tenant, TenantTier } from "../domain/ports.ts";
-import type { ResearchStores } from "../domain/research.ts";
+import type { RealtimeTablesPort, RealtimeTieringView } from "../domain/rtdb/index.ts";
 import type { SecretBox } from "../domain/secret-box.ts";
-import type { TenantStatus } from "../domain/tenant-status.ts";
-import type { UserTier } from "../domain/tiers.ts";
-import type { RealtimeTablesPort, RealtimeTieringView } from "../domain/timeseries/index.ts";
+import type { TenantStatus } from "../domain/tenants/status.ts";
+import type { UserTier } from "../domain/user/tiers.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { InstallationSecrets } from "./auth/secrets.ts";
 
@@ -41,7 +41,7 @@ export interface UsagePort {
   usage(userId: number, now?: Date): Promise<{ today: number; this_month: number }>;
 }
 
-/** Tenant administration (implemented by pipelines/provisioning TenantLifecycle). */
+/** Tenant administration (implemented by pipelines/tenants/provisioning TenantLifecycle). */
 export interface TenantAdminPort {
   createOrResume(input: {
     slug: string;
@@ -84,7 +84,7 @@ export interface AppDeps {
   news: NewsStore;
   /** Transcripts, 8-K exhibits and topics (SQL in the control-plane database). */
   research: ResearchStores;
-  /** Public SEC fundamentals (statements, ratios, company facts), ingested by pipelines/sec-ingest. */
+  /** Public SEC fundamentals (statements, ratios, company facts), ingested by pipelines/financials/sec. */
   financials: FinancialsReader;
   /** Revenue by segment from XBRL instances (same store as `financials`). */
   revenueSegments: RevenueSegmentsReader;

@@ -12,12 +12,12 @@
  */
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { NewsHub, NewsLogger } from "../actors/index.ts";
-import type { CollabHandlers } from "./collab/handlers.ts";
-import type { CollabSocketData } from "./collab/types.ts";
+import type { CollabHandlers } from "./editor/handlers.ts";
+import type { CollabSocketData } from "./editor/types.ts";
 import { type NewsSocketData, newsStreamHandlers } from "./news/stream.ts";
 
-export { type CollabHandlers, type CollabHandlersDeps, collabHandlers } from "./collab/handlers.ts";
-export { CollabRevocations, type CollabRevocationsOptions } from "./collab/revocations.ts";
+export { type CollabHandlers, type CollabHandlersDeps, collabHandlers } from "./editor/handlers.ts";
+export { CollabRevocations, type CollabRevocationsOptions } from "./editor/revocations.ts";
 export {
   COLLAB_LIMITS,
   type CollabLimits,
@@ -26,8 +26,8 @@ export {
   type CollabSocketDeps,
   denialReason,
   isDocumentId,
-} from "./collab/types.ts";
-export { COLLAB_PATH, type CollabUpgradeDeps, handleCollabUpgrade, isCollabPath } from "./collab/upgrade.ts";
+} from "./editor/types.ts";
+export { COLLAB_PATH, type CollabUpgradeDeps, handleCollabUpgrade, isCollabPath } from "./editor/upgrade.ts";
 export {
   type ClientMessage,
   encodeControl,

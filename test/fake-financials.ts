@@ -10,7 +10,7 @@ import {
   type RatioField,
   type RatioRecord,
   type StatementQuery,
-} from "../domain/financials.ts";
+} from "../domain/financials/fields.ts";
 
 export function company(cik: string, name: string, ticker: string): CompanyFacts {
   return {

@@ -5,12 +5,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureUser, issueApiKey } from "../cli/demo-seed.ts";
 import { loadConfig } from "../config.ts";
 import type { User } from "../domain/ports.ts";
-import type { UserTier } from "../domain/tiers.ts";
+import type { UserTier } from "../domain/user/tiers.ts";
 import { signUserToken } from "../http/auth/jwt.ts";
 import { buildService, type Service, type ServiceOptions } from "../main.ts";
-import { ensureUser, issueApiKey } from "../pipelines/demo-seed.ts";
 
 export interface TestService {
   service: Service;

@@ -2,7 +2,7 @@
  * A news-stream test client over Bun's standard WebSocket: records every frame and lets
  * a test await the next one of a kind, instead of sleeping.
  */
-import type { ArticleWire, NewsFilter } from "../domain/news.ts";
+import type { ArticleWire, NewsFilter } from "../domain/news/types.ts";
 import { waitFor } from "./wait.ts";
 
 /** Bun's WebSocket takes handshake headers; the DOM typings (lib "DOM" is on) do not say so. */

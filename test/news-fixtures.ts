@@ -3,7 +3,7 @@
  * from the Nasdaq RSS sample (shared/data/news/feed_items, captured 2020), with the
  * fields enrichment would add, plus a seeded generator for fuzz tests and load.
  */
-import type { Article, SentimentLabel, SourceType } from "../domain/news.ts";
+import type { Article, SentimentLabel, SourceType } from "../domain/news/types.ts";
 import type { Prng } from "./prng.ts";
 
 interface Seed {

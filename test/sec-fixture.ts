@@ -1,12 +1,12 @@
 /**
  * A small synthetic SEC company for tests that must run without the shared data: companyfacts,
- * submissions and company_tickers.json in the layout pipelines/sec-ingest reads. Fiscal
+ * submissions and company_tickers.json in the layout pipelines/financials/sec reads. Fiscal
  * years are calendar years; FY2022 has three 10-Qs and a 10-K, so Q4 2022 is derived.
  * `restated` adds the FY2023 10-K, which restates FY2022 revenue (restatement wins).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { StoredFact } from "../domain/financials.ts";
+import type { StoredFact } from "../domain/financials/fields.ts";
 
 export const FIXTURE_CIK = "0000999999";
 export const FIXTURE_TICKER = "ACME";

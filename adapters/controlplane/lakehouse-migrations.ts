@@ -4,7 +4,7 @@
  * without touching each other. Ids are namespaced "lh:".
  */
 import { join } from "node:path";
-import { SOURCE_SCHEMAS } from "../../domain/lakehouse-catalog.ts";
+import { SOURCE_SCHEMAS } from "../../domain/lakehouse/catalog.ts";
 import type { Migration } from "../../domain/ports.ts";
 
 const tables = (bool: string, trueLit: string) => `

@@ -11,8 +11,8 @@ import type {
   NewSyncTarget,
   SyncStatePatch,
   SyncTarget,
-} from "../../domain/lakehouse-catalog.ts";
-import { catalogSecretContext } from "../../domain/lakehouse-catalog.ts";
+} from "../../domain/lakehouse/catalog.ts";
+import { catalogSecretContext } from "../../domain/lakehouse/catalog.ts";
 import type { SqlClient, SqlParam } from "../../domain/ports.ts";
 
 type CatalogRow = Omit<Catalog, "metadata" | "is_active"> & { metadata: string; is_active: number | boolean };

@@ -17,7 +17,7 @@ import type {
   UsageWriteResult,
   User,
 } from "../../domain/ports.ts";
-import type { UserTier } from "../../domain/tiers.ts";
+import type { UserTier } from "../../domain/user/tiers.ts";
 import { migrate } from "../sql/migrate.ts";
 import { CONTROL_PLANE_MIGRATIONS } from "./migrations.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Control-plane schema for real-time table tiering (pipelines/rtdb-tiering.ts): one row per
+ * Control-plane schema for real-time table tiering (pipelines/rtdb/tiering/pipeline.ts): one row per
  * tiered part of a partition, its state and the claim of the run working on it. Ids are
  * namespaced "tier:"; main.ts passes the list to store.migrate with the others.
  */

@@ -4,7 +4,7 @@
  * a rerun while a killed run's lease is still live) never work on the same part at once.
  */
 import type { SqlClient } from "../../domain/ports.ts";
-import type { TieredPart, TieringState, TieringStateStore } from "../../domain/timeseries/index.ts";
+import type { TieredPart, TieringState, TieringStateStore } from "../../domain/rtdb/index.ts";
 
 interface Row {
   tenant_id: string;

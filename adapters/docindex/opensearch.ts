@@ -27,7 +27,7 @@ import type {
   SearchRequest,
 } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
-import { documentIndexName, type NamespacePort, type TenantRef } from "../../domain/namespaces.ts";
+import { documentIndexName, type NamespacePort, type TenantRef } from "../../domain/tenants/namespaces.ts";
 import {
   type ChunkSource,
   chunkId,

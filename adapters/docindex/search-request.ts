@@ -14,7 +14,7 @@ import type {
   SearchRequest,
 } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
-import type { TenantRef } from "../../domain/namespaces.ts";
+import type { TenantRef } from "../../domain/tenants/namespaces.ts";
 
 /** A search with the access context already compiled (what crosses to a worker). */
 export interface CompiledSearch {

@@ -26,7 +26,7 @@ import type {
   SearchRequest,
 } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
-import { documentIndexName, type NamespacePort, type TenantRef } from "../../domain/namespaces.ts";
+import { documentIndexName, type NamespacePort, type TenantRef } from "../../domain/tenants/namespaces.ts";
 import { HandleCache } from "./handles.ts";
 import { REQUIRED_TABLES, SCHEMA_VERSION, schemaSql, upgradeSql } from "./schema.ts";
 import { SearchPool } from "./search-pool.ts";

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { INCOME_FIELDS, RATIO_FIELDS } from "../../domain/financials.ts";
+import { INCOME_FIELDS, RATIO_FIELDS } from "../../domain/financials/fields.ts";
 import { INCOME_COLUMNS, RATIO_COLUMNS } from "./migrations.ts";
 
 // The migration spells its columns out so an applied migration never changes; this keeps

@@ -1,5 +1,5 @@
 /** SQL helpers shared by the financial data store's reads and writes. */
-import type { StatementQuery } from "../../domain/financials.ts";
+import type { StatementQuery } from "../../domain/financials/fields.ts";
 import type { SqlClient, SqlParam } from "../../domain/ports.ts";
 
 /** Rows per INSERT statement: well under both engines' bound-parameter limits. */

@@ -2,7 +2,7 @@
  * Revenue segments in SQL: one record per period and breakdown axis on read (rows from
  * several source documents deduplicated per member), replaced per source document on write.
  */
-import type { RevenueSegmentRecord, StatementQuery, StoredSegment } from "../../domain/financials.ts";
+import type { RevenueSegmentRecord, StatementQuery, StoredSegment } from "../../domain/financials/fields.ts";
 import type { SqlClient } from "../../domain/ports.ts";
 import { filterSql, insertRows, num, type Row, str } from "./rows.ts";
 

@@ -16,7 +16,7 @@ import type {
   StatementQuery,
   StoredFact,
   StoredSegment,
-} from "../../domain/financials.ts";
+} from "../../domain/financials/fields.ts";
 import type { SqlClient, SqlParam } from "../../domain/ports.ts";
 import { INCOME_COLUMNS, RATIO_COLUMNS } from "./migrations.ts";
 import { BATCH_ROWS, bool, filterSql, insertRows, num, type Row, str, yieldToLoop } from "./rows.ts";

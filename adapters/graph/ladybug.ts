@@ -16,7 +16,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import lbug, { type Connection, type Database, type LbugValue, type QueryResult } from "@ladybugdb/core";
 import { AppError } from "../../domain/errors.ts";
-import { type NamespacePort, type TenantRef, tenantPrefix } from "../../domain/namespaces.ts";
+import { type NamespacePort, type TenantRef, tenantPrefix } from "../../domain/tenants/namespaces.ts";
 import { Mutex } from "../sql/index.ts";
 
 export interface LadybugGraphOptions {

@@ -1,6 +1,6 @@
 /**
  * Error mapping and deadlines of the gateway client against a tiny fake gateway. What the
- * gateway does with the calls is tested against the real one (pipelines/lakehouse-sync).
+ * gateway does with the calls is tested against the real one (pipelines/lakehouse/sync).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";

@@ -5,6 +5,7 @@
  * why, never carrying the lab token.
  */
 import { AppError, type ErrorCode } from "../../domain/errors.ts";
+import { ICEBERG_NAME_RE } from "../../domain/lakehouse/catalog.ts";
 import type {
   LakehouseColumn,
   LakehouseHealth,
@@ -12,9 +13,8 @@ import type {
   LakehouseRows,
   WriteRequest,
   WriteResult,
-} from "../../domain/lakehouse.ts";
-import { ICEBERG_NAME_RE } from "../../domain/lakehouse-catalog.ts";
-import { lakehouseNamespace, type TenantRef } from "../../domain/namespaces.ts";
+} from "../../domain/lakehouse/ports.ts";
+import { lakehouseNamespace, type TenantRef } from "../../domain/tenants/namespaces.ts";
 
 export interface GatewayClientOptions {
   url: string;

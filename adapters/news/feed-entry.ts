@@ -2,8 +2,8 @@
  * The common shape of a syndication entry (RSS 2.0, RSS 1.0, Atom, JSON item lists, JSON
  * Feed) and its conversion to a RawNewsItem, so each format's parser only maps fields.
  */
-import type { RawNewsItem } from "../../domain/news-store.ts";
-import { collapse, htmlToText, toIsoOffset } from "../../domain/news-text.ts";
+import type { RawNewsItem } from "../../domain/news/ports.ts";
+import { collapse, htmlToText, toIsoOffset } from "../../domain/news/text.ts";
 
 export interface FeedEntry {
   title: string;

@@ -3,7 +3,7 @@
  * of several instances polling the same feeds exactly one wins each due poll; a poller that
  * dies holding a lease loses it when leased_until passes.
  */
-import type { FeedClaim, FeedOutcome, FeedState, FeedStateStore } from "../../domain/news-store.ts";
+import type { FeedClaim, FeedOutcome, FeedState, FeedStateStore } from "../../domain/news/ports.ts";
 import type { SqlClient } from "../../domain/ports.ts";
 
 const EPOCH = new Date(0).toISOString();

@@ -4,7 +4,7 @@
  * maxBytes, decodes by the declared charset (SEC EDGAR serves ISO-8859-1), and classifies
  * failures so the poller knows whether backing off and retrying makes sense.
  */
-import { FeedReadError, type FeedValidators } from "../../domain/news-store.ts";
+import { FeedReadError, type FeedValidators } from "../../domain/news/ports.ts";
 
 export type Validators = FeedValidators;
 

@@ -4,8 +4,8 @@
  * header as in gdeltPyR's sample). Mentions carry no headline, so one is read from the
  * URL's slug; rows whose URL has no readable slug are skipped.
  */
-import type { RawNewsItem } from "../../domain/news-store.ts";
-import { collapse, decodeEntities, toIsoOffset } from "../../domain/news-text.ts";
+import type { RawNewsItem } from "../../domain/news/ports.ts";
+import { collapse, decodeEntities, toIsoOffset } from "../../domain/news/text.ts";
 import { parseCsvObjects } from "./csv.ts";
 import { hostOf } from "./feed-entry.ts";
 import { fipsToIso } from "./gdelt-fips.ts";

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { SourceType } from "../../domain/news.ts";
-import type { RawNewsItem } from "../../domain/news-store.ts";
+import type { RawNewsItem } from "../../domain/news/ports.ts";
+import type { SourceType } from "../../domain/news/types.ts";
 import { parseSource, sniffSource } from "./parse.ts";
 
 export interface LocalFeedFile {

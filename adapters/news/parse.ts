@@ -5,8 +5,9 @@
  * because publishers switch formats behind the same URL. `sniffSource` also guesses the
  * type, for local sample directories.
  */
-import type { SourceType } from "../../domain/news.ts";
-import type { RawNewsItem } from "../../domain/news-store.ts";
+
+import type { RawNewsItem } from "../../domain/news/ports.ts";
+import type { SourceType } from "../../domain/news/types.ts";
 import { entryToRaw, uniqueLinks } from "./feed-entry.ts";
 import { isJsonFeed, parseJsonFeed } from "./feed-json.ts";
 import { looksLikeGdeltRows, parseGdeltDoc, parseGdeltRows } from "./gdelt.ts";

@@ -1,5 +1,5 @@
 /** FeedReader over HTTP: conditional GET (fetcher.ts), then the source type's parser (parse.ts). */
-import type { FeedRead, FeedReader, FeedSpec, FeedValidators } from "../../domain/news-store.ts";
+import type { FeedRead, FeedReader, FeedSpec, FeedValidators } from "../../domain/news/ports.ts";
 import { conditionalGet } from "./fetcher.ts";
 import { parseSource } from "./parse.ts";
 

@@ -4,8 +4,8 @@
  * comms_num, created, body). The article URL is the post's permalink: the linked URL is
  * often an image or gallery, and the discussion is what the stream reports.
  */
-import type { RawNewsItem } from "../../domain/news-store.ts";
-import { collapse, decodeEntities, toIsoOffset } from "../../domain/news-text.ts";
+import type { RawNewsItem } from "../../domain/news/ports.ts";
+import { collapse, decodeEntities, toIsoOffset } from "../../domain/news/text.ts";
 import { parseCsvObjects } from "./csv.ts";
 
 type Obj = Record<string, unknown>;

@@ -3,8 +3,9 @@
  * migrations.ts). Array fields are JSON text on the article row, for reading it back, and
  * one row each in news_article_tags, for filtering; both are written in one transaction.
  */
-import type { Article, ArticleWire } from "../../domain/news.ts";
-import type { NewsPage, NewsQuery, NewsStore, StoredArticle } from "../../domain/news-store.ts";
+
+import type { NewsPage, NewsQuery, NewsStore, StoredArticle } from "../../domain/news/ports.ts";
+import type { Article, ArticleWire } from "../../domain/news/types.ts";
 import type { SqlClient, SqlParam } from "../../domain/ports.ts";
 
 /** The stored row: the wire shape (arrays as JSON text) plus paging fields; numerics as the driver returns them. */
@@ -109,7 +110,7 @@ export class SqlNewsStore implements NewsStore {
   async list(q: NewsQuery): Promise<NewsPage> {
     const where: string[] = [];
     const params: SqlParam[] = [];
-    // Same semantics as domain/news.ts `matches`: OR within a field, AND across fields.
+    // Same semantics as domain/news/types/types.ts `matches`: OR within a field, AND across fields.
     for (const [kind, field] of Object.entries(TAG_KINDS)) {
       const wanted = q[field];
       if (!wanted || wanted.length === 0) continue;

@@ -4,8 +4,8 @@
  * arrays / search results ({statuses: [...]}, full_text, user.screen_name, entities.symbols).
  * A post has no headline: its first line (cut to 140 characters) serves as the title.
  */
-import type { RawNewsItem } from "../../domain/news-store.ts";
-import { collapse, decodeEntities, toIsoOffset, truncate } from "../../domain/news-text.ts";
+import type { RawNewsItem } from "../../domain/news/ports.ts";
+import { collapse, decodeEntities, toIsoOffset, truncate } from "../../domain/news/text.ts";
 
 type Obj = Record<string, unknown>;
 

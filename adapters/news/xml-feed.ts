@@ -4,7 +4,7 @@
  * lookups below work whatever prefix a publisher chose.
  */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { FeedReadError } from "../../domain/news-store.ts";
+import { FeedReadError } from "../../domain/news/ports.ts";
 import type { FeedEntry } from "./feed-entry.ts";
 import { splitCategories, splitTickers } from "./feed-entry.ts";
 

@@ -3,7 +3,7 @@
  * time-series engine's connection and mutex: verifying an export never waits on ingestion.
  */
 import { DuckDBInstance } from "@duckdb/node-api";
-import type { ParquetInspector } from "../../domain/timeseries/index.ts";
+import type { ParquetInspector } from "../../domain/rtdb/index.ts";
 
 export class DuckDbParquetInspector implements ParquetInspector {
   private instance: Promise<DuckDBInstance> | null = null;

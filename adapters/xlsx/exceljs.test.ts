@@ -5,7 +5,7 @@ import {
   buildFinancialsWorkbook,
   loadComps,
   loadFinancialsExport,
-} from "../../domain/exports/index.ts";
+} from "../../domain/financials/exports/index.ts";
 import { company, FakeFinancials, income, ratios } from "../../test/fake-financials.ts";
 import { sofficePath, xlsxAsShown } from "../../test/libreoffice.ts";
 import { ExcelJsRenderer } from "./index.ts";

@@ -13,10 +13,10 @@
  * adapters; uploads are bounded per instance by an UploadGate.
  */
 import { AppError } from "../errors.ts";
-import type { FinancialsReader } from "../financials.ts";
+import type { FinancialsReader } from "../financials/fields.ts";
 import type { ChatModel } from "../llm.ts";
-import type { TenantRef } from "../namespaces.ts";
-import { documentIndexName } from "../namespaces.ts";
+import type { TenantRef } from "../tenants/namespaces.ts";
+import { documentIndexName } from "../tenants/namespaces.ts";
 import { type AnswerResult, answerQuestion } from "./agent.ts";
 import type { BarrierStore } from "./barriers.ts";
 import type {

@@ -7,7 +7,7 @@
  * compiled into a pre-filter from the caller's verified identity (`AccessContext`), never
  * from anything the caller sends.
  */
-import type { TenantRef } from "../namespaces.ts";
+import type { TenantRef } from "../tenants/namespaces.ts";
 
 export const DOC_TYPES = [
   "cim",

@@ -1,5 +1,5 @@
 /**
- * Collaborative editor (spec 2.12, 4.7): the seams between the Yjs room actors (sockets/collab,
+ * Collaborative editor (spec 2.12, 4.7): the seams between the Yjs room actors (sockets/editor,
  * actors/collab-*) and the editor documents (domain/editor, http/routes/editor).
  *
  * - Rooms persist and load CRDT state through `CollabPersistence`; in-process it calls the

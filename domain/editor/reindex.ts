@@ -8,8 +8,8 @@
 import { z } from "zod";
 import type { Chunk, DocumentIndexPort, DocumentMeta, Embedder, IndexedChunk, TextBlock } from "../documents/types.ts";
 import { AppError } from "../errors.ts";
-import type { TenantRef } from "../namespaces.ts";
 import type { JobHandler, JobQueue, JobWorker, JsonValue } from "../ports.ts";
+import type { TenantRef } from "../tenants/namespaces.ts";
 import { indexAcl } from "./roles.ts";
 import { docAstToTextBlocks } from "./text.ts";
 import type { EditorDocumentStore } from "./types.ts";

@@ -4,10 +4,10 @@
  */
 
 import { createHash, timingSafeEqual } from "node:crypto";
-import { hashApiKey, safeEqual } from "../../domain/api-keys.ts";
 import { AppError } from "../../domain/errors.ts";
 import { type UserIdentity, userIdentity } from "../../domain/identity.ts";
 import type { ApiKeyRecord, ControlPlaneStore, User } from "../../domain/ports.ts";
+import { hashApiKey, safeEqual } from "../../domain/user/api-keys.ts";
 import type { JwtVerifier } from "./jwt.ts";
 import type { InstallationSecrets } from "./secrets.ts";
 

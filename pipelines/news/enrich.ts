@@ -4,9 +4,10 @@
  * fills the text fields. Pure and deterministic: the same item and ingest time give the
  * same article on every instance.
  */
-import type { Article } from "../../domain/news.ts";
-import type { RawNewsItem, StoredArticle } from "../../domain/news-store.ts";
-import { collapse, toIsoOffset, truncate } from "../../domain/news-text.ts";
+
+import type { RawNewsItem, StoredArticle } from "../../domain/news/ports.ts";
+import { collapse, toIsoOffset, truncate } from "../../domain/news/text.ts";
+import type { Article } from "../../domain/news/types.ts";
 import { categorize } from "./categories.ts";
 import type { CompanyLinker } from "./companies.ts";
 import { countriesIn } from "./countries.ts";

@@ -5,7 +5,7 @@
  * specific listed companies, and how much weight its source carries (a wire story, or a
  * social post that many people reacted to).
  */
-import type { SourceType } from "../../domain/news.ts";
+import type { SourceType } from "../../domain/news/types.ts";
 import type { Category } from "./categories.ts";
 
 export const IMPACT_LABELS = ["low", "medium", "high"] as const;

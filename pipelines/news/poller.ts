@@ -14,7 +14,7 @@ import {
   type FeedSpec,
   type FeedState,
   type FeedStateStore,
-} from "../../domain/news-store.ts";
+} from "../../domain/news/ports.ts";
 import type { IngestStats, NewsIngestor } from "./ingest.ts";
 
 export interface PollerOptions {

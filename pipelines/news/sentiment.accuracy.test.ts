@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDelimited } from "../../adapters/news/index.ts";
-import type { SentimentLabel } from "../../domain/news.ts";
+import type { SentimentLabel } from "../../domain/news/types.ts";
 import { sharedData } from "../../test/shared-data.ts";
 import { sentimentOf } from "./sentiment.ts";
 import { words } from "./tokens.ts";

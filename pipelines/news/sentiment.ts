@@ -7,7 +7,7 @@
  * no direction word says it. Deterministic and fast (one pass over the tokens); accuracy on
  * Financial PhraseBank is measured by sentiment.accuracy.test.ts and recorded in docs/news.md.
  */
-import type { SentimentLabel } from "../../domain/news.ts";
+import type { SentimentLabel } from "../../domain/news/types.ts";
 import {
   BAD_METRICS,
   DOWN,

@@ -33,7 +33,7 @@ test("a deactivated tenant's streams are closed with 4403; another tenant's stay
     name: "O",
     tier: "pro",
   });
-  const { generateApiKey } = await import("../../domain/api-keys.ts");
+  const { generateApiKey } = await import("../../domain/user/api-keys.ts");
   const made = generateApiKey();
   await store.createApiKey({ userId: otherUser.id, hash: made.hash, prefix: made.prefix, label: "t", maxKeys: 5 });
 

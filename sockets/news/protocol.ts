@@ -11,7 +11,7 @@
  *   constraint on this field" and is left out of the echo.
  */
 import { z } from "zod";
-import { type NewsFilter, SENTIMENT_LABELS, SOURCE_TYPES } from "../../domain/news.ts";
+import { type NewsFilter, SENTIMENT_LABELS, SOURCE_TYPES } from "../../domain/news/types.ts";
 
 export const FILTER_LIMITS = {
   /** Most values in one list field; a watch-list of 500 tickers is generous. */

@@ -3,7 +3,7 @@
  * WebSocket clients, articles published through the hub as the ingest pipeline does.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { toWire } from "../../domain/news.ts";
+import { toWire } from "../../domain/news/types.ts";
 import { startTestService, type TestService } from "../../test/harness.ts";
 import { NewsClient } from "../../test/news-client.ts";
 import { makeArticle } from "../../test/news-fixtures.ts";

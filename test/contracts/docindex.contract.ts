@@ -20,7 +20,7 @@ import type {
   SearchMode,
   Visibility,
 } from "../../domain/documents/types.ts";
-import type { NamespacePort, TenantRef } from "../../domain/namespaces.ts";
+import type { NamespacePort, TenantRef } from "../../domain/tenants/namespaces.ts";
 import { fuzzSeed, type Prng, prng } from "../prng.ts";
 
 export type DocIndexAdapter = DocumentIndexPort & NamespacePort;

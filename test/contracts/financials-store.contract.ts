@@ -10,7 +10,7 @@ import {
   RATIO_FIELDS,
   type RatioRecord,
   type StoredSegment,
-} from "../../domain/financials.ts";
+} from "../../domain/financials/fields.ts";
 import type { SqlClient } from "../../domain/ports.ts";
 
 const CIK = "0000000042";

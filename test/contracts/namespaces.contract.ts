@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { NamespacePort, TenantRef } from "../../domain/namespaces.ts";
+import type { NamespacePort, TenantRef } from "../../domain/tenants/namespaces.ts";
 
 /** The port plus a way to see inside a namespace: rows/records in it, 0 when it is empty. */
 export type NamespaceAdapter = NamespacePort & { countRecords(t: TenantRef): Promise<number> };

@@ -1,6 +1,6 @@
 import { SqliteDocumentIndex } from "../../adapters/docindex/index.ts";
 import { LadybugGraph } from "../../adapters/graph/index.ts";
-import { DuckDbTimeSeries } from "../../adapters/timeseries/index.ts";
+import { DuckDbTimeSeries } from "../../adapters/rtdb/index.ts";
 import { runNamespaceContract } from "./namespaces.contract.ts";
 
 // Small bounds keep the suite light: 2 open files exercises LRU eviction across tenants.

@@ -1,12 +1,12 @@
 /**
  * Contract suite for NewsStore and FeedStateStore: runs unchanged on SQLite and Postgres.
- * History filtering is checked against domain/news.ts `matches` (the stream's semantics)
+ * History filtering is checked against domain/news/types/types.ts `matches` (the stream's semantics)
  * over a seeded random set, so REST history and the live stream can never disagree.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { NEWS_MIGRATIONS, SqlFeedStateStore, SqlNewsStore } from "../../adapters/news/index.ts";
-import { type Article, matches, type NewsFilter, SENTIMENT_LABELS, SOURCE_TYPES } from "../../domain/news.ts";
-import type { FeedStateStore, NewsStore, StoredArticle } from "../../domain/news-store.ts";
+import type { FeedStateStore, NewsStore, StoredArticle } from "../../domain/news/ports.ts";
+import { type Article, matches, type NewsFilter, SENTIMENT_LABELS, SOURCE_TYPES } from "../../domain/news/types.ts";
 import type { ControlPlaneStore } from "../../domain/ports.ts";
 import { fuzzSeed, type Prng, prng } from "../prng.ts";
 

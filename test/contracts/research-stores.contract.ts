@@ -3,10 +3,10 @@
  * against every SQL dialect by research-stores.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { FilingRecord } from "../../domain/presentations.ts";
-import type { ResearchStores } from "../../domain/research.ts";
-import type { TopicDocument, TopicMention } from "../../domain/topics.ts";
-import type { TranscriptRecord, TranscriptSourceFormat } from "../../domain/transcripts.ts";
+import type { FilingRecord } from "../../domain/financials/presentations.ts";
+import type { ResearchStores } from "../../domain/financials/research.ts";
+import type { TopicDocument, TopicMention } from "../../domain/financials/topics.ts";
+import type { TranscriptRecord, TranscriptSourceFormat } from "../../domain/financials/transcripts.ts";
 
 export interface ResearchHarness {
   stores: ResearchStores;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openResearchStores, RESEARCH_MIGRATIONS } from "../../adapters/research/index.ts";
+import { openResearchStores, RESEARCH_MIGRATIONS } from "../../adapters/financials/research.ts";
 import { migrate, PostgresClient, SqliteClient } from "../../adapters/sql/index.ts";
 import { engineUrl, freshPostgresDatabase } from "../engines.ts";
 import { runResearchStoresContract } from "./research-stores.contract.ts";

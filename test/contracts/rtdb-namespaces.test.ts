@@ -6,8 +6,8 @@
  */
 import { afterAll } from "bun:test";
 import { createHash } from "node:crypto";
-import { QuestDbTimeSeries } from "../../adapters/timeseries/index.ts";
-import { QuestDbHttp } from "../../adapters/timeseries/questdb-http.ts";
+import { QuestDbTimeSeries } from "../../adapters/rtdb/index.ts";
+import { QuestDbHttp } from "../../adapters/rtdb/questdb-http.ts";
 import { engineUrl } from "../engines.ts";
 import { runNamespaceContract } from "./namespaces.contract.ts";
 

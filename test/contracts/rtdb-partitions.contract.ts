@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { AppError } from "../../domain/errors.ts";
-import type { TenantRef } from "../../domain/namespaces.ts";
-import { normaliseDdl, parseCreateTable, type RealtimeTablesPort, type Row } from "../../domain/timeseries/index.ts";
+import { normaliseDdl, parseCreateTable, type RealtimeTablesPort, type Row } from "../../domain/rtdb/index.ts";
+import type { TenantRef } from "../../domain/tenants/namespaces.ts";
 
 export interface PartitionsHarness {
   tables: RealtimeTablesPort;

@@ -4,12 +4,12 @@
  * service (the cluster wiring in main.ts). The bodies must be byte-for-byte the same.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ensureUser } from "../../cli/demo-seed.ts";
 import { ConfigError, loadConfig } from "../../config.ts";
-import type { TenantRef } from "../../domain/namespaces.ts";
-import type { RealtimeTablesPort } from "../../domain/timeseries/index.ts";
+import type { RealtimeTablesPort } from "../../domain/rtdb/index.ts";
+import type { TenantRef } from "../../domain/tenants/namespaces.ts";
 import { signUserToken } from "../../http/auth/jwt.ts";
 import { TIERING_NOTE } from "../../http/routes/rtdb/routes.ts";
-import { ensureUser } from "../../pipelines/demo-seed.ts";
 import { engineUrl } from "../engines.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { waitFor } from "../wait.ts";

@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import type { NamespacePort, TenantRef } from "../../domain/namespaces.ts";
 import {
   normaliseDdl,
   parseCreateTable,
@@ -17,7 +16,8 @@ import {
   type RealtimeTablesPort,
   type Row,
   type TableSpec,
-} from "../../domain/timeseries/index.ts";
+} from "../../domain/rtdb/index.ts";
+import type { NamespacePort, TenantRef } from "../../domain/tenants/namespaces.ts";
 
 export interface RealtimeEngine {
   ns: NamespacePort & { countRecords(t: TenantRef): Promise<number> };

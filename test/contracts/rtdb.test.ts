@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DuckDbTimeSeries, QuestDbTimeSeries } from "../../adapters/timeseries/index.ts";
+import { DuckDbTimeSeries, QuestDbTimeSeries } from "../../adapters/rtdb/index.ts";
 import { engineUrl } from "../engines.ts";
 import { runRealtimeTablesContract } from "./rtdb.contract.ts";
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { IncomeStatementRecord, RatioRecord } from "../../domain/financials.ts";
+import type { IncomeStatementRecord, RatioRecord } from "../../domain/financials/fields.ts";
 
 export interface Check {
   kind: string;

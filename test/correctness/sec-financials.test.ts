@@ -19,8 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FINANCIALS_MIGRATIONS, SqlFinancialsStore } from "../../adapters/financials/index.ts";
 import { migrate, SqliteClient } from "../../adapters/sql/index.ts";
-import type { IncomeStatementRecord, RatioRecord } from "../../domain/financials.ts";
-import { ingestSecDirectory } from "../../pipelines/sec-ingest/index.ts";
+import type { IncomeStatementRecord, RatioRecord } from "../../domain/financials/fields.ts";
+import { ingestSecDirectory } from "../../pipelines/financials/sec/index.ts";
 import { sharedData } from "../shared-data.ts";
 import { type Check, independentChecks } from "./sec-checks.ts";
 

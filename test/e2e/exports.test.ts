@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import ExcelJS from "exceljs";
-import { ingestSecDirectory } from "../../pipelines/sec-ingest/index.ts";
+import { ingestSecDirectory } from "../../pipelines/financials/sec/index.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { sofficePath, xlsxAsShown } from "../libreoffice.ts";
 import { sharedData } from "../shared-data.ts";

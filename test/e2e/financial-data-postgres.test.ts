@@ -3,10 +3,10 @@
  * Postgres profile (the embedded profile is covered by the route suites).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ingestFilingsDirectory } from "../../pipelines/filings/index.ts";
-import { ingestSecDirectory } from "../../pipelines/sec-ingest/index.ts";
-import { buildTopics } from "../../pipelines/topics/index.ts";
-import { ingestTranscriptsDirectory } from "../../pipelines/transcripts/index.ts";
+import { ingestFilingsDirectory } from "../../pipelines/financials/filings/index.ts";
+import { ingestSecDirectory } from "../../pipelines/financials/sec/index.ts";
+import { buildTopics } from "../../pipelines/financials/topics/index.ts";
+import { ingestTranscriptsDirectory } from "../../pipelines/financials/transcripts/index.ts";
 import { engineUrl, freshPostgresDatabase } from "../engines.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { sharedData } from "../shared-data.ts";

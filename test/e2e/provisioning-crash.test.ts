@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { SqliteDocumentIndex } from "../../adapters/docindex/index.ts";
 import { LadybugGraph } from "../../adapters/graph/index.ts";
 import { GatewayLakehouse } from "../../adapters/lakehouse/index.ts";
-import { DuckDbTimeSeries } from "../../adapters/timeseries/index.ts";
+import { DuckDbTimeSeries } from "../../adapters/rtdb/index.ts";
 import { freePort, waitForUrl } from "../../bench/load.ts";
 import { type GatewayHandle, startGateway } from "../lakehouse.ts";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteDocumentIndex } from "../../adapters/docindex/index.ts";
 import { LadybugGraph } from "../../adapters/graph/index.ts";
-import { DuckDbTimeSeries } from "../../adapters/timeseries/index.ts";
+import { DuckDbTimeSeries } from "../../adapters/rtdb/index.ts";
 import type { ServiceOptions } from "../../main.ts";
 import { engineUrl, freshPostgresDatabase } from "../engines.ts";
 import { startTestService, type TestService } from "../harness.ts";

@@ -4,7 +4,7 @@
  * everything afterwards), deactivate, and the spec's error cases.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { lakehouseNamespace } from "../../domain/namespaces.ts";
+import { lakehouseNamespace } from "../../domain/tenants/namespaces.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { type GatewayHandle, startGateway } from "../lakehouse.ts";
 import { waitFor } from "../wait.ts";

@@ -12,7 +12,7 @@
  * Exits 0 after close() when it was not killed.
  */
 import { writeSync } from "node:fs";
-import { UsageRecorder } from "../../actors/usage.ts";
+import { UsageRecorder } from "../../actors/user/usage.ts";
 import { SqlControlPlaneStore } from "../../adapters/controlplane/index.ts";
 import { PostgresClient, SqliteClient } from "../../adapters/sql/index.ts";
 import type { SqlClient } from "../../domain/ports.ts";

@@ -6,9 +6,9 @@
  */
 import { connect, type Socket } from "node:net";
 import type { SqliteDocumentIndex } from "../../adapters/docindex/index.ts";
-import type { TenantRef } from "../../domain/namespaces.ts";
-import { type Caller, type DocsFixture, startDocsFixture } from "../../http/routes/documents/fixtures.ts";
-import { ensureUser, issueApiKey } from "../../pipelines/demo-seed.ts";
+import { ensureUser, issueApiKey } from "../../cli/demo-seed.ts";
+import type { TenantRef } from "../../domain/tenants/namespaces.ts";
+import { type Caller, type DocsFixture, startDocsFixture } from "../fixtures/documents-app.ts";
 import type { Served } from "../serve.ts";
 
 export interface HostileFixture {

@@ -1,6 +1,6 @@
 /** Multipart edge cases of the upload route (issue 13): an unnamed part is a proper section 7 issue. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type Caller, type DocsFixture, startDocsFixture } from "./fixtures.ts";
+import { type Caller, type DocsFixture, startDocsFixture } from "../../../test/fixtures/documents-app.ts";
 
 let fx: DocsFixture;
 let alice: Caller;

@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_UPLOAD_BYTES } from "../../../domain/documents/types.ts";
 import { installedModelsDir } from "../../../test/embedding-models.ts";
+import { type Caller, type DocsFixture, startDocsFixture, textFile } from "../../../test/fixtures/documents-app.ts";
 import { sharedData } from "../../../test/shared-data.ts";
-import { type Caller, type DocsFixture, startDocsFixture, textFile } from "./fixtures.ts";
 
 const docsDir = sharedData("documents", "document upload");
 const models = installedModelsDir(["bge-small-en-v1.5", "e5-small-v2"], "document upload");
@@ -359,7 +359,7 @@ describe("upload refusals", () => {
       provisioning_state: "active",
       is_active: true,
     });
-    const { ensureUser, issueApiKey } = await import("../../../pipelines/demo-seed.ts");
+    const { ensureUser, issueApiKey } = await import("../../../cli/demo-seed.ts");
     const user = await ensureUser(store, t.tenant_id, `eve-${crypto.randomUUID()}@example.com`, "enterprise");
     const key = (await issueApiKey(store, user, "t")) as string;
     const fd = new FormData();

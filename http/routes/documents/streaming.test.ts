@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { MAX_UPLOAD_BYTES } from "../../../domain/documents/types.ts";
-import { type Caller, type DocsFixture, startDocsFixture } from "./fixtures.ts";
+import { type Caller, type DocsFixture, startDocsFixture } from "../../../test/fixtures/documents-app.ts";
 import { HOSTILE_PENALTY_MS } from "./routes.ts";
 
 const MB = 1024 * 1024;

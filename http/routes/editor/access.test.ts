@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { type Creds, call, create, otherTenant, sharedDoc, svc, useEditorService, who } from "./test-fixtures.ts";
+import {
+  type Creds,
+  call,
+  create,
+  otherTenant,
+  sharedDoc,
+  svc,
+  useEditorService,
+  who,
+} from "../../../test/fixtures/editor-app.ts";
 
 useEditorService();
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { otherTenant, sharedDoc, svc, useEditorService, webhook, who } from "./test-fixtures.ts";
+import { otherTenant, sharedDoc, svc, useEditorService, webhook, who } from "../../../test/fixtures/editor-app.ts";
 
 useEditorService();
 

@@ -19,7 +19,7 @@ import {
   svc,
   useEditorService,
   who,
-} from "./test-fixtures.ts";
+} from "../../../test/fixtures/editor-app.ts";
 
 useEditorService();
 

@@ -1,11 +1,11 @@
 /**
  * Financial data (spec 4.4): ratios and income statements per CIK, company facts and
  * revenue segments. API-key routes (spec 5). Reads are materialised rows (ingested by
- * pipelines/sec-ingest); an unknown CIK is a 404, a known one with no rows an empty list.
+ * pipelines/financials/sec); an unknown CIK is a 404, a known one with no rows an empty list.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { AppError } from "../../../domain/errors.ts";
-import { normalizeCik } from "../../../domain/financials.ts";
+import { normalizeCik } from "../../../domain/financials/fields.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";

@@ -1,6 +1,6 @@
 /** Request and response schemas of the financial data routes (spec 2.13, 2.14, 4.4, 8.2). */
 import { z } from "@hono/zod-openapi";
-import { PERIODS, RATIO_FIELDS, type RatioField } from "../../../domain/financials.ts";
+import { PERIODS, RATIO_FIELDS, type RatioField } from "../../../domain/financials/fields.ts";
 
 export const CikParam = z.object({
   cik: z

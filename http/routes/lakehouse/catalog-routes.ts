@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { AppError } from "../../../domain/errors.ts";
 import type { UserIdentity } from "../../../domain/identity.ts";
-import { type Catalog, catalogSecretContext } from "../../../domain/lakehouse-catalog.ts";
+import { type Catalog, catalogSecretContext } from "../../../domain/lakehouse/catalog.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";

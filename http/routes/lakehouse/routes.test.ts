@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import pino from "pino";
-import { catalogSecretContext } from "../../../domain/lakehouse-catalog.ts";
-import { lakehouseNamespace } from "../../../domain/namespaces.ts";
+import { ensureUser } from "../../../cli/demo-seed.ts";
+import { catalogSecretContext } from "../../../domain/lakehouse/catalog.ts";
 import type { Tenant } from "../../../domain/ports.ts";
-import { ensureUser } from "../../../pipelines/demo-seed.ts";
+import { lakehouseNamespace } from "../../../domain/tenants/namespaces.ts";
 import { startTestService, type TestService } from "../../../test/harness.ts";
 import { signUserToken } from "../../auth/jwt.ts";
 

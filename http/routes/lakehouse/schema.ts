@@ -8,7 +8,7 @@ import {
   SQL_IDENT_RE,
   SYNC_MODES,
   SYNC_STATUSES,
-} from "../../../domain/lakehouse-catalog.ts";
+} from "../../../domain/lakehouse/catalog.ts";
 
 const CATALOG_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** `s3://bucket[/path]`; bucket names per S3 rules (3-63 of a-z0-9.-). */

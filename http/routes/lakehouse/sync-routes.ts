@@ -1,14 +1,14 @@
 /**
  * Sync targets (spec 2.5, 4.2): register a relational table for replication into the
  * tenant's lakehouse namespace, list them, read one with its last run, and trigger a run
- * (the "lakehouse-sync" job, pipelines/lakehouse-sync).
+ * (the "lakehouse-sync" job, pipelines/lakehouse/sync).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { AppError, type ValidationIssue } from "../../../domain/errors.ts";
 import type { UserIdentity } from "../../../domain/identity.ts";
-import type { SyncTarget } from "../../../domain/lakehouse-catalog.ts";
-import { lakehouseNamespace } from "../../../domain/namespaces.ts";
-import { describeSourceTable, isCursorType, LAKEHOUSE_SYNC_QUEUE } from "../../../pipelines/lakehouse-sync/index.ts";
+import type { SyncTarget } from "../../../domain/lakehouse/catalog.ts";
+import { lakehouseNamespace } from "../../../domain/tenants/namespaces.ts";
+import { describeSourceTable, isCursorType, LAKEHOUSE_SYNC_QUEUE } from "../../../pipelines/lakehouse/sync/index.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";

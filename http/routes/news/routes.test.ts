@@ -1,11 +1,11 @@
 /**
  * GET /v1/news/{article_id} and GET /v1/news on an embedded service with the real samples
- * ingested through the pipeline. Filter results are checked against domain/news.ts
+ * ingested through the pipeline. Filter results are checked against domain/news/types/types.ts
  * `matches` over everything stored, so history agrees with the stream's semantics.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readLocalFeeds } from "../../../adapters/news/index.ts";
-import { type Article, type ArticleWire, matches, type NewsFilter } from "../../../domain/news.ts";
+import { type Article, type ArticleWire, matches, type NewsFilter } from "../../../domain/news/types.ts";
 import { createCompanyLinker, NewsIngestor } from "../../../pipelines/news/index.ts";
 import { startTestService, type TestService } from "../../../test/harness.ts";
 import { sharedData } from "../../../test/shared-data.ts";

@@ -5,8 +5,8 @@
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { AppError } from "../../../domain/errors.ts";
-import { toWire } from "../../../domain/news.ts";
-import { toIsoOffset } from "../../../domain/news-text.ts";
+import { toIsoOffset } from "../../../domain/news/text.ts";
+import { toWire } from "../../../domain/news/types.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";

@@ -1,6 +1,6 @@
 /** Request and response schemas of the news REST routes (spec 2.11, 4.4, 6.1 filter fields). */
 import { z } from "@hono/zod-openapi";
-import { SENTIMENT_LABELS, SOURCE_TYPES } from "../../../domain/news.ts";
+import { SENTIMENT_LABELS, SOURCE_TYPES } from "../../../domain/news/types.ts";
 import { decodeCursor } from "./cursor.ts";
 
 const jsonList = (example: string, description: string) =>

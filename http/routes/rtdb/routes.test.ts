@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { DuckDbTimeSeries } from "../../../adapters/timeseries/index.ts";
-import { ensureUser } from "../../../pipelines/demo-seed.ts";
+import type { DuckDbTimeSeries } from "../../../adapters/rtdb/index.ts";
+import { ensureUser } from "../../../cli/demo-seed.ts";
 import { TRADES, TRADES_DDL } from "../../../test/contracts/rtdb.contract.ts";
 import { startTestService, type TestService } from "../../../test/harness.ts";
 import { signUserToken } from "../../auth/jwt.ts";

@@ -5,13 +5,13 @@
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { AppError } from "../../../domain/errors.ts";
-import type { TenantRef } from "../../../domain/namespaces.ts";
 import {
   normaliseDdl,
   parseCreateTableRequest,
   type RealtimeTable,
   type TieringSummary,
-} from "../../../domain/timeseries/index.ts";
+} from "../../../domain/rtdb/index.ts";
+import type { TenantRef } from "../../../domain/tenants/namespaces.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TIER_LIMITS } from "../../../domain/tiers.ts";
+import { TIER_LIMITS } from "../../../domain/user/tiers.ts";
 import { startTestService, type TestService } from "../../../test/harness.ts";
 
 let svc: TestService;

@@ -1,10 +1,10 @@
 /** GET /v1/user/me (spec 2.1, 4.3) and the dashboard's API-key management. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono/types";
-import { generateApiKey } from "../../../domain/api-keys.ts";
 import { AppError } from "../../../domain/errors.ts";
 import type { UserIdentity } from "../../../domain/identity.ts";
-import { TIER_LIMITS } from "../../../domain/tiers.ts";
+import { generateApiKey } from "../../../domain/user/api-keys.ts";
+import { TIER_LIMITS } from "../../../domain/user/tiers.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";

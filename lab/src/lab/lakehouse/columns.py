@@ -1,7 +1,7 @@
 """Column types as the contract spells them, mapped to Iceberg and back.
 
 The service names Iceberg primitive types in lower case (``long``, ``decimal(10,2)``,
-``timestamptz`` ...; see ``LakehouseColumn`` in ``domain/lakehouse.ts``). This module is
+``timestamptz`` ...; see ``LakehouseColumn`` in ``domain/lakehouse/ports.ts``). This module is
 the only place that knows how those strings map onto PyIceberg types, so tables created
 by Spark or by PyIceberg read back with the same names.
 """

@@ -1,7 +1,7 @@
 """Namespace and table names: one rule, checked at the edge before any catalog call.
 
 The same pattern is enforced by the service (``ICEBERG_NAME_RE`` in
-``domain/lakehouse-catalog.ts``); keeping names to lower-case identifiers means they
+``domain/lakehouse/catalog.ts``); keeping names to lower-case identifiers means they
 need no quoting in DuckDB or Spark SQL and map one-to-one onto warehouse directories.
 """
 

@@ -76,7 +76,7 @@ def _properties(raw: object) -> dict[str, str]:
 
 
 def write_body(body: object) -> WriteRequest:
-    """A ``WriteRequest`` (``domain/lakehouse.ts``)."""
+    """A ``WriteRequest`` (``domain/lakehouse/ports.ts``)."""
     obj = _object(body)
     mode = obj.get("mode")
     if mode not in _MODES:

@@ -36,7 +36,7 @@ WriteMode = Literal["overwrite", "append", "upsert"]
 
 @dataclass(frozen=True)
 class WriteRequest:
-    """A validated write (see ``WriteRequest`` in ``domain/lakehouse.ts``)."""
+    """A validated write (see ``WriteRequest`` in ``domain/lakehouse/ports.ts``)."""
 
     mode: WriteMode
     columns: list[Column]

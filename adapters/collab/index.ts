@@ -1,2 +1,0 @@
-/** The collaboration server's ports over HTTP (a collaboration deployment apart from the API). */
-export { HttpCollabAuthorizer, type HttpCollabOptions, HttpCollabPersistence } from "./http.ts";

@@ -1,0 +1,198 @@
+/**
+ * A real-time table as the QuestDB CREATE TABLE subset describes it (spec 4.8), and the
+ * port the HTTP layer uses to create and inspect a tenant's tables. Engines map the
+ * QuestDB types onto their own; the spec keeps the QuestDB view so metadata endpoints
+ * answer in QuestDB's shapes whatever the engine.
+ */
+import { AppError } from "../errors.ts";
+import type { TenantRef } from "../tenants/namespaces.ts";
+
+/** The supported column types (QuestDB names). */
+export const COLUMN_TYPES = [
+  "SYMBOL",
+  "DOUBLE",
+  "LONG",
+  "INT",
+  "SHORT",
+  "BYTE",
+  "FLOAT",
+  "BOOLEAN",
+  "STRING",
+  "VARCHAR",
+  "TIMESTAMP",
+  "DATE",
+  "CHAR",
+  "UUID",
+] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
+
+export const PARTITION_UNITS = ["DAY", "HOUR", "MONTH"] as const;
+export type PartitionBy = (typeof PARTITION_UNITS)[number];
+
+/** QuestDB's defaults (cairo.default.symbol.capacity, cairo.index.value.block.size). */
+export const DEFAULT_SYMBOL_CAPACITY = 256;
+export const DEFAULT_INDEX_CAPACITY = 256;
+
+export interface SymbolOptions {
+  /** Rounded up to a power of two, as QuestDB does. */
+  capacity: number;
+  cached: boolean;
+  /** Null when the column is not indexed. */
+  index: { capacity: number } | null;
+}
+
+export interface ColumnSpec {
+  name: string;
+  type: ColumnType;
+  /** Present exactly when type is SYMBOL. */
+  symbol?: SymbolOptions;
+}
+
+export interface TableSpec {
+  name: string;
+  ifNotExists: boolean;
+  columns: ColumnSpec[];
+  /** Name of the designated TIMESTAMP column. */
+  designated: string;
+  partitionBy: PartitionBy;
+  /** Always true: the subset refuses tables without WAL. */
+  wal: true;
+}
+
+/** Table names as stored: letters, digits and underscores, at most 127 characters. */
+export const TABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,126}$/;
+
+/** A created table's QuestDB-shaped metadata (tables() and table_columns()). */
+export interface RealtimeTable {
+  spec: TableSpec;
+  /** Per-tenant table id, increasing from 1. */
+  id: number;
+  ddl: string;
+}
+
+/**
+ * Names the adapters use themselves inside a tenant's namespace (the namespace marker, the
+ * embedded engine's catalogue, readiness probes); a tenant can neither create nor list them.
+ */
+export const RESERVED_TABLE_NAME = /^(_namespace$|_rtdb|_probe_)/i;
+
+/** Refuses a reserved table name in CREATE TABLE (a section-7 validation error on the SQL). */
+export function refuseReservedTableName(name: string): void {
+  if (!RESERVED_TABLE_NAME.test(name)) return;
+  throw AppError.validation([
+    {
+      loc: ["body", "sql"],
+      msg: `table name '${name}' is reserved`,
+      type: "ddl_invalid",
+      input: name,
+      ctx: { reserved: ["_namespace", "_rtdb*", "_probe_*"] },
+    },
+  ]);
+}
+
+/** Bytes per value in QuestDB's column files (SYMBOL stores an int key); null = variable. */
+export const COLUMN_WIDTH: Record<ColumnType, number | null> = {
+  SYMBOL: 4,
+  DOUBLE: 8,
+  LONG: 8,
+  INT: 4,
+  SHORT: 2,
+  BYTE: 1,
+  FLOAT: 4,
+  BOOLEAN: 1,
+  STRING: null,
+  VARCHAR: null,
+  TIMESTAMP: 8,
+  DATE: 8,
+  CHAR: 2,
+  UUID: 16,
+};
+
+/**
+ * A table's row size as RealtimeTableUsage estimates it: the bytes of its fixed-width columns,
+ * and the names of its variable-width ones (whose values' bytes the engine sums).
+ */
+export function rowWidth(spec: TableSpec): { fixedBytes: number; variable: string[] } {
+  return {
+    fixedBytes: spec.columns.reduce((sum, c) => sum + (COLUMN_WIDTH[c.type] ?? 0), 0),
+    variable: spec.columns.filter((c) => COLUMN_WIDTH[c.type] === null).map((c) => c.name),
+  };
+}
+
+export interface RealtimeTableUsage {
+  name: string;
+  rows: number;
+  /** Estimated bytes: fixed width x rows, plus the bytes of string values. */
+  bytes: number;
+  /** Distinct partitions (designated timestamp truncated to partitionBy). */
+  partitions: number;
+}
+
+export interface RealtimeStorage {
+  /** Bytes the engine holds on disk for the whole embedded database (all tenants). */
+  allocatedBytes: number;
+  tables: RealtimeTableUsage[];
+}
+
+/** One partition of a table: its QuestDB name and its whole time range, ISO [from, to). */
+export interface PartitionInfo {
+  /** DAY 'YYYY-MM-DD', HOUR 'YYYY-MM-DDTHH', MONTH 'YYYY-MM' (as QuestDB prints them). */
+  partition: string;
+  from: string;
+  to: string;
+  rows: number;
+}
+
+/**
+ * A value to ingest. Numbers for DOUBLE/FLOAT/LONG/INT/SHORT/BYTE (LONG also bigint), strings for
+ * SYMBOL/STRING/VARCHAR/CHAR/UUID, booleans for BOOLEAN; TIMESTAMP and DATE take a Date, an ISO 8601
+ * string (up to microseconds; no zone means UTC), epoch milliseconds (number) or epoch microseconds
+ * (bigint). Null or absent leaves the column null (never the designated timestamp).
+ */
+export type RowValue = string | number | bigint | boolean | Date | null | undefined;
+/** One row to ingest: column name (case-insensitive) -> value. */
+export type Row = Readonly<Record<string, RowValue>>;
+
+export interface RealtimeTablesPort {
+  /**
+   * Appends rows to the tenant's table, batch by batch; each batch commits on its own. Resolves once
+   * every row is committed and visible to queries. not_found for an unknown table; bad_request for an
+   * unknown column, a value of the wrong type or a missing designated timestamp (with the row
+   * number; batches before it stay committed).
+   */
+  ingest(t: TenantRef, table: string, rows: Row[] | AsyncIterable<Row[]>): Promise<{ rows: number }>;
+  /** False when the tenant's namespace is not provisioned. */
+  ready(t: TenantRef): Promise<boolean>;
+  /** Creates the table; `created` false when IF NOT EXISTS met an existing table. Throws conflict otherwise. */
+  create(t: TenantRef, spec: TableSpec, ddl: string): Promise<{ created: boolean; table: RealtimeTable }>;
+  list(t: TenantRef): Promise<RealtimeTable[]>;
+  /** Null when the tenant has no table of that name (case-insensitive, as QuestDB). */
+  get(t: TenantRef, name: string): Promise<RealtimeTable | null>;
+  storage(t: TenantRef): Promise<RealtimeStorage>;
+  /** The table's non-empty partitions in time order; not_found when the table does not exist. */
+  partitions(t: TenantRef, table: string): Promise<PartitionInfo[]>;
+  /** Writes the partition's rows to a Parquet file at `file` (the caller picks a temporary path); returns the row count written. */
+  exportPartition(t: TenantRef, table: string, partition: string, file: string): Promise<{ rows: number }>;
+  dropPartition(t: TenantRef, table: string, partition: string): Promise<void>;
+}
+
+/** For a time-series engine without real-time tables yet: every tenant reads as unprovisioned (503). */
+export const NO_REALTIME_TABLES: RealtimeTablesPort = {
+  ready: async () => false,
+  create: async () => {
+    throw new AppError("unavailable", "Real-time tables are not available on this time-series engine");
+  },
+  list: async () => [],
+  get: async () => null,
+  storage: async () => ({ allocatedBytes: 0, tables: [] }),
+  ingest: async () => {
+    throw new AppError("unavailable", "Real-time tables are not available on this time-series engine");
+  },
+  partitions: async () => [],
+  exportPartition: async () => {
+    throw new AppError("unavailable", "Real-time tables are not available on this time-series engine");
+  },
+  dropPartition: async () => {
+    throw new AppError("unavailable", "Real-time tables are not available on this time-series engine");
+  },
+};
