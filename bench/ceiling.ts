@@ -16,9 +16,9 @@ function spawnBun(args: string[], env: Record<string, string>) {
   return Bun.spawn([bun, ...args], { cwd: root, env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
 }
 
-/** Runs `bun cli.ts ...` against the bench's data dir and returns its stdout. */
+/** Runs `bun cli/index.ts ...` against the bench's data dir and returns its stdout. */
 export function cli(args: string[], env: Record<string, string>): string {
-  const r = Bun.spawnSync([bun, "cli.ts", ...args], { cwd: root, env: { ...process.env, ...env } });
+  const r = Bun.spawnSync([bun, "cli/index.ts", ...args], { cwd: root, env: { ...process.env, ...env } });
   if (r.exitCode !== 0) throw new Error(`cli ${args[0]} failed: ${r.stderr.toString()}`);
   return r.stdout.toString().trim();
 }

@@ -98,23 +98,23 @@ done
 [ -n "$port" ] || { echo "run: the lakehouse gateway did not report its port" >&2; exit 1; }
 export CAIRN_LAKEHOUSE_URL="http://127.0.0.1:$port"
 
-bound $BUN cli.ts seed >/dev/null
+bound $BUN cli/index.ts seed >/dev/null
 # Demo data: the real public samples beside the repository, when present (each ingest is
 # idempotent, so a restart re-reads nothing it already has). Without them the data
 # endpoints start empty; `bun run cli ingest-sec --online ...` fetches from the SEC.
 shared=../shared/data
 if [ -d "$shared" ] && [ "${CAIRN_RUN_SKIP_DEMO_DATA:-0}" != 1 ]; then
   echo "run: loading demo data from $shared (first start takes a little while)" >&2
-  [ -d "$shared/sec" ] && bound $BUN cli.ts ingest-sec --dir "$shared/sec" >/dev/null
-  [ -d "$shared/transcripts" ] && bound $BUN cli.ts ingest-transcripts --dir "$shared/transcripts" >/dev/null
-  [ -d "$shared/sec/8k" ] && bound $BUN cli.ts ingest-filings --dir "$shared/sec/8k" >/dev/null
-  bound $BUN cli.ts build-topics --data-dir "$shared" >/dev/null
-  [ -d "$shared/news" ] && bound $BUN cli.ts ingest-news --dir "$shared/news" >/dev/null
+  [ -d "$shared/sec" ] && bound $BUN cli/index.ts ingest-sec --dir "$shared/sec" >/dev/null
+  [ -d "$shared/transcripts" ] && bound $BUN cli/index.ts ingest-transcripts --dir "$shared/transcripts" >/dev/null
+  [ -d "$shared/sec/8k" ] && bound $BUN cli/index.ts ingest-filings --dir "$shared/sec/8k" >/dev/null
+  bound $BUN cli/index.ts build-topics --data-dir "$shared" >/dev/null
+  [ -d "$shared/news" ] && bound $BUN cli/index.ts ingest-news --dir "$shared/news" >/dev/null
 fi
-TOKEN="$(bound $BUN cli.ts token --email demo@cairn.local)"
+TOKEN="$(bound $BUN cli/index.ts token --email demo@cairn.local)"
 # The same key on every start (kept in the data directory, mode 0600), so printed keys keep working.
-KEY="$(bound $BUN cli.ts demo-key)"
-ADMIN="$(bound $BUN cli.ts admin-key)"
+KEY="$(bound $BUN cli/index.ts demo-key)"
+ADMIN="$(bound $BUN cli/index.ts admin-key)"
 cat <<MSG
 
 Cairn (embedded profile) -> http://localhost:$PORT   docs: http://localhost:$PORT/docs

@@ -52,7 +52,7 @@ describe.skipIf(!news)("news ingest runner in the service", () => {
     const { articles } = await list();
     expect(requests).toBe(1);
     expect(articles.some((a) => JSON.parse(a.company_tickers).includes("AAPL"))).toBe(true);
-    const hub = svc.service.deps.newsHub;
+    const hub = svc.service.newsHub;
     expect(articles.every((a) => hub.has(a.article_id))).toBe(true);
   });
 
@@ -72,7 +72,7 @@ describe.skipIf(!news)("bun run cli ingest-news", () => {
   test("ingests the sample folder into the control plane, and a second run stores nothing new", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cairn-cli-news-"));
     const run = async () => {
-      const proc = Bun.spawn([process.execPath, "cli.ts", "ingest-news", "--dir", news ?? ""], {
+      const proc = Bun.spawn([process.execPath, "cli/index.ts", "ingest-news", "--dir", news ?? ""], {
         cwd: join(import.meta.dir, "..", ".."),
         env: { ...process.env, CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: "silent" },
         stdout: "pipe",

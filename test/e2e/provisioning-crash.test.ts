@@ -52,7 +52,7 @@ async function boot(plan: string | undefined) {
 }
 
 test("a process killed mid-step resumes on restart and finishes active", async () => {
-  const adminKey = Bun.spawnSync([process.execPath, "cli.ts", "admin-key"], { cwd: root, env: env({}) })
+  const adminKey = Bun.spawnSync([process.execPath, "cli/index.ts", "admin-key"], { cwd: root, env: env({}) })
     .stdout.toString()
     .trim();
   const headers = { "x-api-key": adminKey, "content-type": "application/json" };

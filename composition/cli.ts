@@ -1,0 +1,32 @@
+/**
+ * What the operator commands (cli/) open: the same composition functions the service is
+ * built from, plus the few stores a one-shot command writes directly. cli/ never imports
+ * adapters itself, so there is one place where adapters are wired.
+ */
+import { openResearchStores } from "../adapters/financials/research.ts";
+import { LadybugGraph } from "../adapters/graph/index.ts";
+import { readLocalFeeds, SqlNewsStore } from "../adapters/news/index.ts";
+import type { Config } from "../config.ts";
+import type { ResearchStores } from "../domain/financials/ports.ts";
+import type { NewsStore } from "../domain/news/ports.ts";
+import type { SqlClient } from "../domain/ports.ts";
+import type { NamespacePort } from "../domain/tenants/namespaces.ts";
+
+export { openControlPlane, openDocumentIndex, openFinancials, openTimeSeries } from "./engines.ts";
+
+/** Transcripts, filings and topics over the control plane's database. */
+export function openResearch(sql: SqlClient): ResearchStores {
+  return openResearchStores(sql);
+}
+
+export function openNewsStore(sql: SqlClient): NewsStore {
+  return new SqlNewsStore(sql);
+}
+
+/** The embedded graph, for giving a seeded tenant its namespace. */
+export function openGraph(config: Config): NamespacePort {
+  return new LadybugGraph({ dataDir: config.dataDir });
+}
+
+/** News sample files in a folder (RSS/Atom, feed JSON, GDELT, Reddit, X), parsed. */
+export { readLocalFeeds };
