@@ -16,7 +16,7 @@ import { ExcelJsRenderer } from "../adapters/xlsx/index.ts";
 import type { Config } from "../config.ts";
 import { AppError } from "../domain/errors.ts";
 import type { FinancialsStore } from "../domain/financials/fields.ts";
-import type { LakehousePort } from "../domain/lakehouse/ports.ts";
+import type { LakehouseCatalogStore, LakehousePort } from "../domain/lakehouse/ports.ts";
 import type { ControlPlaneStore } from "../domain/ports.ts";
 import { SecretBox } from "../domain/secret-box.ts";
 import { buildApp } from "../http/app.ts";
@@ -45,6 +45,7 @@ import {
   openTimeSeries,
 } from "./engines.ts";
 import { openTiering, startWorkers } from "./jobs.ts";
+import { openLakehouseService } from "./lakehouse.ts";
 import { openNewsPoller } from "./news.ts";
 import { makeShutdown } from "./shutdown.ts";
 
@@ -67,6 +68,10 @@ export interface Service {
   readonly engines: ProvisioningEngines;
   /** Test-only provisioning fault hooks (inert unless CAIRN_TEST_FAULTS). */
   readonly faults: FaultInjector;
+  /** Lakehouse catalogs and sync targets as stored (tests read what the routes wrote). */
+  readonly lakehouseCatalogs: LakehouseCatalogStore;
+  /** Encrypts secrets at rest (tests check the stored ciphertext). */
+  readonly secretBox: SecretBox;
   readonly app: ReturnType<typeof buildApp>;
   /** `server` is what Bun passes to fetch (needed for WebSocket upgrades). */
   fetch(req: Request, server?: unknown): Response | Promise<Response>;
@@ -201,9 +206,7 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     rateLimiter,
     usage,
     tenantAdmin,
-    lakehouse,
-    lakehouseCatalogs,
-    secretBox,
+    lakehouse: openLakehouseService({ store, queue, gateway: lakehouse, catalogs: lakehouseCatalogs, secretBox }),
     financials: financials.store,
     revenueSegments: financials.store,
     research: openResearchStores(store.sql),
@@ -268,6 +271,8 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     financials: financials.store,
     engines,
     faults,
+    lakehouseCatalogs,
+    secretBox,
     app,
     fetch,
     collabRooms,

@@ -8,13 +8,11 @@ import type { EditorService } from "../domain/editor/index.ts";
 import type { SpreadsheetRenderer } from "../domain/financials/exports/index.ts";
 import type { FinancialsReader, RevenueSegmentsReader } from "../domain/financials/fields.ts";
 import type { ResearchStores } from "../domain/financials/research.ts";
-import type { LakehouseCatalogStore } from "../domain/lakehouse/catalog.ts";
-import type { LakehousePort } from "../domain/lakehouse/ports.ts";
+import type { LakehouseService } from "../domain/lakehouse/service.ts";
 import type { Mailer } from "../domain/mail.ts";
 import type { NewsStore } from "../domain/news/ports.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, PubSub, Tenant, TenantTier } from "../domain/ports.ts";
 import type { RealtimeTablesPort, RealtimeTieringView } from "../domain/rtdb/index.ts";
-import type { SecretBox } from "../domain/secret-box.ts";
 import type { TenantStatus } from "../domain/tenants/status.ts";
 import type { UserTier } from "../domain/user/tiers.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
@@ -68,12 +66,8 @@ export interface AppDeps {
   rateLimiter: RateLimiterPort;
   usage: UsagePort;
   tenantAdmin: TenantAdminPort;
-  /** Null when no lakehouse gateway is configured. */
-  lakehouse: LakehousePort | null;
-  /** Lakehouse catalogs and sync targets (control plane). */
-  lakehouseCatalogs: LakehouseCatalogStore;
-  /** Encrypts storage secrets at rest (key ring: CAIRN_SECRET_KEYS or <dataDir>/secret-keys.json). */
-  secretBox: SecretBox;
+  /** Lakehouse catalogs, sync targets and runs, and the gateway's health (/v1/admin/lakehouse*). */
+  lakehouse: LakehouseService;
   /** Renders export workbooks (.xlsx). */
   spreadsheets: SpreadsheetRenderer;
   /** Null when no SMTP server is configured (CAIRN_SMTP_URL): e-mail sharing answers 503. */

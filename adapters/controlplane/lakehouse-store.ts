@@ -7,12 +7,12 @@ import { AppError } from "../../domain/errors.ts";
 import type {
   Catalog,
   CatalogUpsert,
-  LakehouseCatalogStore,
   NewSyncTarget,
   SyncStatePatch,
   SyncTarget,
 } from "../../domain/lakehouse/catalog.ts";
 import { catalogSecretContext } from "../../domain/lakehouse/catalog.ts";
+import type { LakehouseCatalogStore } from "../../domain/lakehouse/ports.ts";
 import type { SqlClient, SqlParam } from "../../domain/ports.ts";
 
 type CatalogRow = Omit<Catalog, "metadata" | "is_active"> & { metadata: string; is_active: number | boolean };

@@ -1,6 +1,6 @@
 /**
  * Lakehouse catalogs and sync targets (spec 2.4, 2.5, 4.2) as the control plane stores
- * them, and the store port that a contract suite runs against SQLite and Postgres.
+ * them (the store port, LakehouseCatalogStore, is in ./ports.ts).
  * Storage secrets only ever appear here as ciphertext (domain/secret-box.ts).
  */
 
@@ -101,62 +101,7 @@ export type SyncStatePatch = Partial<
   Pick<SyncTarget, "last_cursor" | "last_synced_at" | "last_snapshot_id" | "last_status" | "last_error" | "last_job_id">
 >;
 
-export interface LakehouseCatalogStore {
-  /**
-   * Creates or updates the tenant's catalog of that name (same id on update), makes it the
-   * tenant's active catalog and deactivates the tenant's others, in one transaction.
-   */
-  upsertCatalog(c: CatalogUpsert): Promise<Catalog>;
-  /** Inserts the catalog unless the tenant has one of that name; returns what is stored. */
-  ensureCatalog(c: CatalogUpsert): Promise<Catalog>;
-  getCatalog(tenantId: string, catalogName: string): Promise<Catalog | null>;
-  /** The tenant's active catalog, or null. */
-  getActiveCatalog(tenantId: string): Promise<Catalog | null>;
-  /** Newest provisioned first; one tenant's when tenantId is given. */
-  listCatalogs(tenantId?: string): Promise<Catalog[]>;
-  /** Re-encrypts every stored secret for which `stale` holds; returns how many changed. */
-  rotateCatalogSecrets(
-    stale: (ciphertext: string) => boolean,
-    rotate: (ciphertext: string, context: string) => { ciphertext: string; keyId: string },
-  ): Promise<number>;
-
-  /** Throws AppError conflict when the tenant already syncs into that Iceberg table. */
-  createSyncTarget(t: NewSyncTarget): Promise<SyncTarget>;
-  getSyncTarget(id: string): Promise<SyncTarget | null>;
-  /** Oldest first; one tenant's when tenantId is given. */
-  listSyncTargets(tenantId?: string): Promise<SyncTarget[]>;
-  updateSyncState(id: string, patch: SyncStatePatch): Promise<SyncTarget>;
-}
-
 /** Additional authenticated data binding a catalog secret to its row (tenant + name). */
 export function catalogSecretContext(tenantId: string, catalogName: string): string {
   return `catalog:${tenantId}:${catalogName}`;
-}
-
-/**
- * What provisioning step 5 needs (pipelines/tenants/provisioning DefaultCatalogWriter): the tenant's
- * `svc-lakehouse` catalog pointing at the configured gateway, created once and never
- * overwritten, so an owner's later POST /catalog settings survive a provisioning resume.
- */
-export function defaultCatalogWriter(catalogs: LakehouseCatalogStore) {
-  return {
-    async ensureDefaultCatalog(
-      tenant: { tenant_id: string },
-      target: { catalogUri: string; warehouse: string; storagePrefix: string },
-    ): Promise<void> {
-      await catalogs.ensureCatalog({
-        tenant_id: tenant.tenant_id,
-        catalog_name: DEFAULT_CATALOG_NAME,
-        catalog_type: "rest",
-        catalog_uri: target.catalogUri,
-        warehouse: target.warehouse,
-        storage_prefix: target.storagePrefix,
-        s3_endpoint: null,
-        s3_access_key_id: null,
-        s3_secret_key_enc: null,
-        key_id: null,
-        metadata: { provisioned_by: "tenant_pipeline" },
-      });
-    },
-  };
 }

@@ -1,7 +1,8 @@
 /** Contract suite for LakehouseCatalogStore: runs unchanged on SQLite and Postgres. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LAKEHOUSE_MIGRATIONS, SqlLakehouseCatalogStore } from "../../adapters/controlplane/index.ts";
-import type { CatalogUpsert, LakehouseCatalogStore, NewSyncTarget } from "../../domain/lakehouse/catalog.ts";
+import type { CatalogUpsert, NewSyncTarget } from "../../domain/lakehouse/catalog.ts";
+import type { LakehouseCatalogStore } from "../../domain/lakehouse/ports.ts";
 import type { ControlPlaneStore, Tenant } from "../../domain/ports.ts";
 
 export function runLakehouseStoreContract(

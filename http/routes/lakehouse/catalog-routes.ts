@@ -1,14 +1,13 @@
 /** Lakehouse catalogs (spec 2.4, 4.2): provision or update, read the active one, list. */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { AppError } from "../../../domain/errors.ts";
 import type { UserIdentity } from "../../../domain/identity.ts";
-import { type Catalog, catalogSecretContext } from "../../../domain/lakehouse/catalog.ts";
+import type { Catalog } from "../../../domain/lakehouse/catalog.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
 import { stripUserinfo } from "../../problem.ts";
 import { AUTH_ERRORS, ErrorBody, json } from "../../schemas.ts";
-import { redactingHook, tenantForCaller } from "./access.ts";
+import { redactingHook } from "./access.ts";
 import { ActiveCatalog, CatalogBody, CatalogListItem, CatalogRecord, TenantIdParam } from "./schema.ts";
 
 const TAGS = ["Lakehouse"];
@@ -30,7 +29,14 @@ function catalogRecord(c: Catalog): z.infer<typeof CatalogRecord> {
   };
 }
 
+/** Registration order is the OpenAPI document's order: keep it. */
 export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
+  registerUpsertCatalog(app, deps, guards);
+  registerActiveCatalog(app, deps, guards);
+  registerCatalogList(app, deps, guards);
+}
+
+function registerUpsertCatalog(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
   app.openapi(
     createRoute({
       method: "post",
@@ -55,34 +61,19 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
     }),
     async (c) => {
       const identity = c.get("identity") as UserIdentity;
-      const tenant = await tenantForCaller(deps, identity, c.req.valid("param").tenant_id, "owner");
       const body = c.req.valid("json");
-      const secret = body.s3_secret_key_enc;
-      const saved = await deps.lakehouseCatalogs.upsertCatalog({
-        tenant_id: tenant.tenant_id,
-        catalog_name: body.catalog_name,
-        catalog_type: body.catalog_type,
-        catalog_uri: body.catalog_uri,
-        warehouse: body.warehouse,
-        storage_prefix: body.storage_prefix,
-        s3_endpoint: body.s3_endpoint,
-        s3_access_key_id: body.s3_access_key_id,
-        s3_secret_key_enc:
-          secret === null
-            ? null
-            : deps.secretBox.encrypt(secret, catalogSecretContext(tenant.tenant_id, body.catalog_name)),
-        key_id: secret === null ? null : deps.secretBox.activeKeyId,
-        metadata: body.metadata,
-      });
+      const saved = await deps.lakehouse.upsertCatalog(identity, c.req.valid("param").tenant_id, body);
       c.get("log").logger.info(
-        { catalog_id: saved.id, catalog_name: saved.catalog_name, has_secret: secret !== null },
+        { catalog_id: saved.id, catalog_name: saved.catalog_name, has_secret: body.s3_secret_key_enc !== null },
         "lakehouse catalog provisioned",
       );
       return c.json(catalogRecord(saved), 201);
     },
     redactingHook,
   );
+}
 
+function registerActiveCatalog(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
   app.openapi(
     createRoute({
       method: "get",
@@ -100,14 +91,14 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
     }),
     async (c) => {
       const identity = c.get("identity") as UserIdentity;
-      const tenant = await tenantForCaller(deps, identity, c.req.valid("param").tenant_id, "member");
-      const cat = await deps.lakehouseCatalogs.getActiveCatalog(tenant.tenant_id);
-      if (!cat) throw new AppError("not_found", `No active lakehouse catalog provisioned for tenant ${tenant.slug}`);
+      const cat = await deps.lakehouse.activeCatalog(identity, c.req.valid("param").tenant_id);
       const { id, tenant_id, tenant_slug, catalog_name, is_active, provisioned_at } = cat;
       return c.json({ id, tenant_id, tenant_slug, catalog_name, is_active, provisioned_at }, 200);
     },
   );
+}
 
+function registerCatalogList(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
   app.openapi(
     createRoute({
       method: "get",
@@ -120,7 +111,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
     }),
     async (c) => {
       const identity = c.get("identity") as UserIdentity;
-      const list = await deps.lakehouseCatalogs.listCatalogs(identity.tenantId);
+      const list = await deps.lakehouse.listCatalogs(identity);
       return c.json(
         list.map((x) => ({
           id: x.id,

@@ -115,9 +115,9 @@ describe("lakehouse catalogs", () => {
     );
     expect(row?.s3_secret_key_enc).toMatch(/^v1\.[A-Za-z0-9_-]+\./);
     expect(row?.s3_secret_key_enc).not.toContain(SECRET);
-    expect(row?.key_id).toBe(svc.service.deps.secretBox.activeKeyId);
+    expect(row?.key_id).toBe(svc.service.secretBox.activeKeyId);
     const ctx = catalogSecretContext(svc.tenantId, "svc-lakehouse");
-    expect(svc.service.deps.secretBox.decrypt(row?.s3_secret_key_enc ?? "", ctx)).toBe(SECRET);
+    expect(svc.service.secretBox.decrypt(row?.s3_secret_key_enc ?? "", ctx)).toBe(SECRET);
   });
 
   test("repeated POST updates in place: same id, new warehouse, rotated secret", async () => {
@@ -140,7 +140,7 @@ describe("lakehouse catalogs", () => {
     ]);
     expect(newCt?.c).not.toBe(oldCt?.c);
     const ctx = catalogSecretContext(svc.tenantId, "svc-lakehouse");
-    expect(svc.service.deps.secretBox.decrypt(newCt?.c ?? "", ctx)).toBe(`${SECRET}-v2`);
+    expect(svc.service.secretBox.decrypt(newCt?.c ?? "", ctx)).toBe(`${SECRET}-v2`);
   });
 
   test("GET the active catalog; list is the caller's tenant, newest first", async () => {

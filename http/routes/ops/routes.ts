@@ -47,13 +47,6 @@ export function registerLakehouseHealth(app: OpenAPIHono<AppEnv>, deps: AppDeps)
         ),
       },
     }),
-    async (c) => {
-      if (!deps.lakehouse)
-        return c.json(
-          { status: "unavailable" as const, error: "no lakehouse is configured (CAIRN_LAKEHOUSE_URL)" },
-          200,
-        );
-      return c.json(await deps.lakehouse.health(), 200);
-    },
+    async (c) => c.json(await deps.lakehouse.health(), 200),
   );
 }

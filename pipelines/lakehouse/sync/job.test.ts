@@ -35,7 +35,7 @@ function runSyncSuite(
       const made = await makeEnv();
       cleanup = made.cleanup;
       svc = await startTestService({ ...made.env, CAIRN_LAKEHOUSE_URL: gw.url });
-      const lh = svc.service.deps.lakehouse;
+      const lh = svc.service.engines.lakehouse;
       if (!lh) throw new Error("the service should have a lakehouse");
       lake = lh;
       tenant = (await svc.service.deps.store.getTenant(svc.tenantId)) as Tenant;
@@ -105,7 +105,8 @@ function runSyncSuite(
 
     /** Runs the handler in-process with small batches, as the worker would. */
     async function runDirect(id: string, over: Partial<LakehouseSyncDeps> = {}): Promise<SyncOutcome> {
-      const { store, lakehouseCatalogs, logger } = svc.service.deps;
+      const { store, logger } = svc.service.deps;
+      const { lakehouseCatalogs } = svc.service;
       const handler = makeLakehouseSyncHandler({
         store,
         catalogs: lakehouseCatalogs,
@@ -204,7 +205,7 @@ function runSyncSuite(
       expect(first).toMatchObject({ mode: "incremental", rows_written: 6, batches: 3, cursor: "10" });
       expect((await lakeRows("trades_inc")).map((r) => r[0])).toEqual([1, 2, 3, 4, 5, 6]);
       expect((await lake.snapshotProperties(ns, "trades_inc"))?.[CURSOR_PROPERTY]).toBe("10");
-      const stored = svc.service.deps.lakehouseCatalogs;
+      const stored = svc.service.lakehouseCatalogs;
       const afterFirst = (await stored.getSyncTarget(target.id)) as SyncTarget;
       expect(afterFirst).toMatchObject({ last_cursor: "10", last_status: "succeeded" });
 
@@ -234,7 +235,7 @@ function runSyncSuite(
     test("a lost watermark write is recovered from the snapshot; a dropped table is rebuilt", async () => {
       const list = (await api("GET", "/v1/admin/lakehouse/sync-targets")).json as unknown as SyncTarget[];
       const inc = list.find((t) => t.iceberg_table === "trades_inc") as SyncTarget;
-      const stored = svc.service.deps.lakehouseCatalogs;
+      const stored = svc.service.lakehouseCatalogs;
       // As if the process died after the Iceberg commit, before sync_targets was updated.
       await stored.updateSyncState(inc.id, { last_cursor: null });
       expect(await runDirect(inc.id)).toMatchObject({ rows_written: 0, cursor: "11" });

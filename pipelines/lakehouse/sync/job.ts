@@ -10,20 +10,22 @@
  *   max(sync_targets.last_cursor, snapshot cursor) anyway. If the Iceberg table is gone the
  *   watermark is ignored and the table is rebuilt from the start.
  */
-import { z } from "zod";
 import { AppError } from "../../../domain/errors.ts";
-import type { LakehouseCatalogStore, SyncTarget } from "../../../domain/lakehouse/catalog.ts";
-import type { LakehouseColumn, LakehousePort } from "../../../domain/lakehouse/ports.ts";
+import type { SyncTarget } from "../../../domain/lakehouse/catalog.ts";
+import type {
+  LakehouseCatalogStore,
+  LakehouseColumn,
+  LakehousePort,
+  SourceColumn,
+} from "../../../domain/lakehouse/ports.ts";
+import { SyncJobData } from "../../../domain/lakehouse/sync-job.ts";
 import type { ControlPlaneStore, JobHandler } from "../../../domain/ports.ts";
 import { lakehouseNamespace } from "../../../domain/tenants/namespaces.ts";
-import { describeSourceTable, maxCursor, readSourceRows, type SourceColumn } from "./source.ts";
+import { describeSourceTable, maxCursor, readSourceRows } from "./source.ts";
 
-export const LAKEHOUSE_SYNC_QUEUE = "lakehouse-sync";
 export const CURSOR_PROPERTY = "cairn.sync.cursor";
 export const DEFAULT_MAX_ROWS_PER_JOB = 100_000;
 export const DEFAULT_BATCH_ROWS = 5_000;
-
-export const SyncJobData = z.object({ sync_target_id: z.string().uuid() });
 
 export interface SyncLogger {
   info(obj: object, msg: string): void;

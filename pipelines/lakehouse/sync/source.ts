@@ -6,14 +6,8 @@
  */
 import { AppError } from "../../../domain/errors.ts";
 import { SOURCE_SCHEMAS, type SourceSchema, SQL_IDENT_RE } from "../../../domain/lakehouse/catalog.ts";
+import type { SourceColumn } from "../../../domain/lakehouse/ports.ts";
 import type { SqlClient, SqlParam } from "../../../domain/ports.ts";
-
-export interface SourceColumn {
-  name: string;
-  /** Iceberg primitive type (domain/lakehouse/ports/ports.ts LakehouseColumn.type). */
-  type: string;
-  nullable: boolean;
-}
 
 /** Iceberg types a watermark can use: totally ordered, and comparable in SQL with a cast. */
 const CURSOR_CASTS: Record<string, string> = {
