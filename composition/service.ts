@@ -19,6 +19,8 @@ import type { FinancialsStore } from "../domain/financials/fields.ts";
 import type { LakehouseCatalogStore, LakehousePort } from "../domain/lakehouse/ports.ts";
 import type { ControlPlaneStore } from "../domain/ports.ts";
 import { SecretBox } from "../domain/secret-box.ts";
+import { TenantsService } from "../domain/tenants/service.ts";
+import { UserService } from "../domain/user/service.ts";
 import { buildApp } from "../http/app.ts";
 import { Authenticator } from "../http/auth/authenticator.ts";
 import { JwtVerifier } from "../http/auth/jwt.ts";
@@ -202,10 +204,11 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     pubsub,
     secrets,
     auth,
-    tenants,
+    tenantResolver: tenants,
     rateLimiter,
     usage,
-    tenantAdmin,
+    user: new UserService({ keys: store, keyCache: auth, usage }),
+    tenants: new TenantsService({ admin: tenantAdmin, store }),
     lakehouse: openLakehouseService({ store, queue, gateway: lakehouse, catalogs: lakehouseCatalogs, secretBox }),
     financials: financials.store,
     revenueSegments: financials.store,

@@ -11,47 +11,14 @@ import type { ResearchStores } from "../domain/financials/research.ts";
 import type { LakehouseService } from "../domain/lakehouse/service.ts";
 import type { Mailer } from "../domain/mail.ts";
 import type { NewsStore } from "../domain/news/ports.ts";
-import type { ControlPlaneStore, CounterStore, JobQueue, PubSub, Tenant, TenantTier } from "../domain/ports.ts";
+import type { ControlPlaneStore, CounterStore, JobQueue, PubSub } from "../domain/ports.ts";
 import type { RealtimeTablesPort, RealtimeTieringView } from "../domain/rtdb/index.ts";
-import type { TenantStatus } from "../domain/tenants/status.ts";
-import type { UserTier } from "../domain/user/tiers.ts";
+import type { TenantResolver } from "../domain/tenants/ports.ts";
+import type { TenantsService } from "../domain/tenants/service.ts";
+import type { RateLimiterPort, UsagePort } from "../domain/user/ports.ts";
+import type { UserService } from "../domain/user/service.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
 import type { InstallationSecrets } from "./auth/secrets.ts";
-
-export interface TenantResolver {
-  /** The tenant when active; throws AppError tenant_inactive / not_found otherwise. */
-  resolve(tenantId: string): Promise<Tenant>;
-  invalidate(tenantId: string): Promise<void>;
-}
-
-export interface RateLimitDecision {
-  allowed: boolean;
-  headers: Record<string, string>;
-  exceeded?: "minute" | "day";
-}
-
-export interface RateLimiterPort {
-  check(accountId: number, tier: UserTier): Promise<RateLimitDecision>;
-}
-
-export interface UsagePort {
-  record(userId: number, now?: Date): void;
-  usage(userId: number, now?: Date): Promise<{ today: number; this_month: number }>;
-}
-
-/** Tenant administration (implemented by pipelines/tenants/provisioning TenantLifecycle). */
-export interface TenantAdminPort {
-  createOrResume(input: {
-    slug: string;
-    display_name: string;
-    tier: TenantTier;
-    region: string;
-    admin_email?: string;
-  }): Promise<Tenant>;
-  deactivate(slug: string): Promise<void>;
-  status(slug: string): Promise<TenantStatus>;
-  claimInitialKey(slug: string): Promise<{ email: string; api_key: string }>;
-}
 
 export interface AppDeps {
   config: Config;
@@ -62,10 +29,14 @@ export interface AppDeps {
   pubsub: PubSub;
   secrets: InstallationSecrets;
   auth: Authenticator;
-  tenants: TenantResolver;
+  /** Routing: the tenant of a guarded request when active (the tenant actor). */
+  tenantResolver: TenantResolver;
   rateLimiter: RateLimiterPort;
   usage: UsagePort;
-  tenantAdmin: TenantAdminPort;
+  /** The caller's profile and API keys (/v1/user/*). */
+  user: UserService;
+  /** Tenant administration (/v1/admin/tenants*). */
+  tenants: TenantsService;
   /** Lakehouse catalogs, sync targets and runs, and the gateway's health (/v1/admin/lakehouse*). */
   lakehouse: LakehouseService;
   /** Renders export workbooks (.xlsx). */

@@ -16,6 +16,7 @@
 import { z } from "zod";
 import { AppError } from "../../domain/errors.ts";
 import type { ControlPlaneStore, PubSub, Tenant } from "../../domain/ports.ts";
+import type { TenantResolver } from "../../domain/tenants/ports.ts";
 import { Actor, type Reply } from "../actor.ts";
 import { Registry, type RegistryErrorEvent } from "../registry.ts";
 
@@ -158,7 +159,7 @@ export function assertActive(t: Tenant): Tenant {
   return t;
 }
 
-export class TenantDirectory {
+export class TenantDirectory implements TenantResolver {
   readonly instanceId: string;
   private readonly registry: Registry<string, TenantActor>;
   private readonly ttlMs: number;

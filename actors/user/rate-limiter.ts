@@ -8,6 +8,7 @@
  * price of keeping the rule in pure code rather than in a store-specific script.
  */
 import type { CounterStore } from "../../domain/ports.ts";
+import type { RateLimiterPort } from "../../domain/user/ports.ts";
 import {
   decideDay,
   decideMinute,
@@ -28,7 +29,7 @@ export interface RateLimiterOptions {
   tiers?: Readonly<Record<UserTier, Pick<TierLimits, "req_per_min" | "req_per_day">>>;
 }
 
-export class RateLimiter {
+export class RateLimiter implements RateLimiterPort {
   private readonly now: () => number;
   private readonly limits: Readonly<Record<UserTier, RateLimits>>;
 

@@ -23,6 +23,7 @@
  */
 import { AppError } from "../../domain/errors.ts";
 import type { ControlPlaneStore, UsageIncrement, UsageWriteResult } from "../../domain/ports.ts";
+import type { UsagePort } from "../../domain/user/ports.ts";
 import { utcDay } from "../../domain/user/rate-limit.ts";
 
 const PERSISTED_CACHE_MAX = 10_000;
@@ -53,7 +54,7 @@ export interface UsageTotals {
   this_month: number;
 }
 
-export class UsageRecorder {
+export class UsageRecorder implements UsagePort {
   readonly flushMs: number;
   readonly maxPending: number;
   private readonly now: () => number;

@@ -118,11 +118,11 @@ describe("identities carry tenant, roles and barriers", () => {
     });
 
     await deps.store.updateTenant(svc.tenantId, { provisioning_state: "deprovisioned", is_active: false });
-    await deps.tenants.invalidate(svc.tenantId);
+    await deps.tenantResolver.invalidate(svc.tenantId);
     const refused = await probe.request("/whoami", { headers: { authorization: `Bearer ${token}` } });
     expect(refused.status).toBe(403);
     await deps.store.updateTenant(svc.tenantId, { provisioning_state: "active", is_active: true });
-    await deps.tenants.invalidate(svc.tenantId);
+    await deps.tenantResolver.invalidate(svc.tenantId);
     expect((await probe.request("/whoami", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   });
 });

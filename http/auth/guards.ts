@@ -22,7 +22,7 @@ export function makeGuards(deps: AppDeps): Guards {
 
   const tenantAndLimits: Mw = async (c, next) => {
     const id = c.get("identity") as UserIdentity;
-    const tenant = await deps.tenants.resolve(id.tenantId);
+    const tenant = await deps.tenantResolver.resolve(id.tenantId);
     c.set("tenant", tenant);
     c.get("log").bind({ tenant_id: tenant.tenant_id, user_id: id.user.id });
     const decision = await deps.rateLimiter.check(id.user.id, id.user.tier);

@@ -84,7 +84,7 @@ if (pg && redis) {
       const token = await a.token("shared-pro@example.com", "pro");
       expect((await me(b, token)).status).toBe(200); // B has the tenant cached now
       await a.service.deps.store.updateTenant(a.tenantId, { provisioning_state: "deprovisioned", is_active: false });
-      await a.service.deps.tenants.invalidate(a.tenantId);
+      await a.service.deps.tenantResolver.invalidate(a.tenantId);
       const refused = await me(b, token);
       expect(refused.status).toBe(403);
       expect(((await refused.json()) as { detail: string }).detail).toMatch(/not active/);

@@ -1,5 +1,5 @@
 export { FaultInjector, type FaultKind } from "./faults.ts";
-export { type NewTenantInput, TenantLifecycle } from "./lifecycle.ts";
+export { TenantLifecycle } from "./lifecycle.ts";
 export {
   enqueueProvisioning,
   PROVISIONING_QUEUE,

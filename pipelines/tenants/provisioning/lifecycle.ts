@@ -3,22 +3,15 @@
  * and the one-time hand-over of the tenant admin's initial API key.
  */
 import { AppError } from "../../../domain/errors.ts";
-import type { ControlPlaneStore, JobQueue, Tenant, TenantTier } from "../../../domain/ports.ts";
+import type { ControlPlaneStore, JobQueue, Tenant } from "../../../domain/ports.ts";
+import type { NewTenantInput, TenantAdminPort } from "../../../domain/tenants/ports.ts";
 import type { TenantStatus } from "../../../domain/tenants/status.ts";
 import { enqueueProvisioning } from "./saga.ts";
 import { SETTING, type SecretSealer, STEPS } from "./steps.ts";
 
-export interface NewTenantInput {
-  slug: string;
-  display_name: string;
-  tier: TenantTier;
-  region: string;
-  admin_email?: string;
-}
-
 const RUNS = "provisioning.runs";
 
-export class TenantLifecycle {
+export class TenantLifecycle implements TenantAdminPort {
   constructor(
     private readonly store: ControlPlaneStore,
     private readonly queue: JobQueue,
