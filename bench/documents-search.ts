@@ -33,14 +33,8 @@ import { createEmbedder } from "../adapters/embeddings/index.ts";
 import { Extractor } from "../adapters/extract/index.ts";
 import { loadConfig } from "../config.ts";
 import { chunkBlocks, chunkDocument } from "../domain/documents/chunking.ts";
-import type {
-  AccessContext,
-  DocumentAcl,
-  DocumentIndexPort,
-  DocumentMeta,
-  IndexedChunk,
-  SearchMode,
-} from "../domain/documents/types.ts";
+import type { DocumentIndexPort } from "../domain/documents/ports.ts";
+import type { AccessContext, DocumentAcl, DocumentMeta, IndexedChunk, SearchMode } from "../domain/documents/types.ts";
 import { type DatasetName, loadRetrievalSet } from "./retrieval-data.ts";
 import { emit, emitPair, QUICK, round, summarize } from "./runner.ts";
 

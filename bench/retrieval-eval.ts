@@ -26,7 +26,8 @@ import { parseArgs } from "node:util";
 import { createEmbedder } from "../adapters/embeddings/index.ts";
 import { loadConfig } from "../config.ts";
 import { chunkBlocks } from "../domain/documents/chunking.ts";
-import type { Chunk, DocumentMeta, Embedder, EmbedKind, IndexedChunk, SearchMode } from "../domain/documents/types.ts";
+import type { Embedder } from "../domain/documents/ports.ts";
+import type { Chunk, DocumentMeta, EmbedKind, IndexedChunk, SearchMode } from "../domain/documents/types.ts";
 import { DATASETS, type DatasetName, loadRetrievalSet, type RetrievalSet } from "./retrieval-data.ts";
 import { openEvalIndex } from "./retrieval-index.ts";
 

@@ -167,5 +167,5 @@ export function openDocuments(d: DocumentsDeps) {
       (blocks) => chunkBlocks(blocks),
     ),
   );
-  return { documents, embedder, extractor, barriers };
+  return { documents, embedder, extractor };
 }

@@ -24,7 +24,7 @@ import { BullJobQueue, EmbeddedJobQueue, JOB_QUEUE_MIGRATIONS } from "../adapter
 import { DuckDbTimeSeries, QuestDbTimeSeries } from "../adapters/rtdb/index.ts";
 import { migrate, PostgresClient, SqliteClient } from "../adapters/sql/index.ts";
 import type { Config } from "../config.ts";
-import type { DocumentIndexPort } from "../domain/documents/types.ts";
+import type { DocumentIndexPort } from "../domain/documents/ports.ts";
 import { AppError } from "../domain/errors.ts";
 import type { FinancialsStore } from "../domain/financials/fields.ts";
 import type { Mailer } from "../domain/mail.ts";

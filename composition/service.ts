@@ -178,7 +178,7 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     secrets,
     logger,
   });
-  const { documents, embedder, extractor, barriers } = openDocuments({
+  const { documents, embedder, extractor } = openDocuments({
     config,
     store,
     queue,
@@ -221,7 +221,6 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     realtimeTiering: tiering.view,
     editor,
     documents,
-    barriers,
     draining: () => draining,
   };
   const app = buildApp(deps);

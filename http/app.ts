@@ -151,7 +151,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerPresentationRoutes(app, deps, guards);
   registerRtdbRoutes(app, deps, guards);
   registerDocumentRoutes(app, deps.documents, guards);
-  registerBarrierRoutes(app, deps, guards);
+  registerBarrierRoutes(app, deps.documents.barriers, guards);
   registerRagRoutes(app, deps.documents, guards);
   registerEditorRoutes(app, deps, guards);
   mountOpenApi(app);

@@ -2,7 +2,6 @@
 import type { Logger } from "pino";
 import type { NewsHub } from "../actors/index.ts";
 import type { Config } from "../config.ts";
-import type { BarrierStore } from "../domain/documents/barriers.ts";
 import type { DocumentService } from "../domain/documents/service.ts";
 import type { EditorService } from "../domain/editor/index.ts";
 import type { SpreadsheetRenderer } from "../domain/financials/exports/index.ts";
@@ -61,8 +60,6 @@ export interface AppDeps {
   editor: EditorService;
   /** Document upload, ACL'd search and agentic answers over the tenant's index (spec 4.6). */
   documents: DocumentService;
-  /** Information barriers and who crossed them (admin API; read fresh by every search). */
-  barriers: BarrierStore;
   /** Set by main.ts during graceful shutdown so /readyz turns 503 first. */
   draining?: () => boolean;
 }

@@ -3,7 +3,8 @@
  * Every statement is scoped by tenant_id. `crossedBarriers` is one indexed query and is
  * never cached, so a revocation is seen by the next search.
  */
-import type { Barrier, BarrierCrossing, BarrierStore } from "../../domain/documents/barriers.ts";
+import type { Barrier, BarrierCrossing } from "../../domain/documents/barriers.ts";
+import type { BarrierStore } from "../../domain/documents/ports.ts";
 import { AppError } from "../../domain/errors.ts";
 import type { SqlClient } from "../../domain/ports.ts";
 

@@ -19,13 +19,8 @@
 import { Client } from "@opensearch-project/opensearch";
 import { compileAcl } from "../../domain/documents/acl.ts";
 import { candidatesPerLeg, type LegHit, rankForMode } from "../../domain/documents/fusion.ts";
-import type {
-  DocumentIndexPort,
-  DocumentMeta,
-  IndexedChunk,
-  SearchHit,
-  SearchRequest,
-} from "../../domain/documents/types.ts";
+import type { DocumentIndexPort } from "../../domain/documents/ports.ts";
+import type { DocumentMeta, IndexedChunk, SearchHit, SearchRequest } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import { documentIndexName, type NamespacePort, type TenantRef } from "../../domain/tenants/namespaces.ts";
 import {

@@ -18,13 +18,8 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
-import type {
-  DocumentIndexPort,
-  DocumentMeta,
-  IndexedChunk,
-  SearchHit,
-  SearchRequest,
-} from "../../domain/documents/types.ts";
+import type { DocumentIndexPort } from "../../domain/documents/ports.ts";
+import type { DocumentMeta, IndexedChunk, SearchHit, SearchRequest } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import { documentIndexName, type NamespacePort, type TenantRef } from "../../domain/tenants/namespaces.ts";
 import { HandleCache } from "./handles.ts";

@@ -11,7 +11,9 @@
  * `maxWaitingBatches` wait for a slot, past which embed() refuses with "unavailable". 429 and
  * 5xx answers are retried twice with backoff; each request has a timeout.
  */
-import type { Embedder, EmbedKind } from "../../domain/documents/types.ts";
+
+import type { Embedder } from "../../domain/documents/ports.ts";
+import type { EmbedKind } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import { normalize } from "./encode.ts";
 

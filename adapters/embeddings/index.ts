@@ -6,7 +6,8 @@
  * EMBEDDING_DIM, or start-up fails naming why.
  */
 import type { Config } from "../../config.ts";
-import { EMBEDDING_DIM, type Embedder } from "../../domain/documents/types.ts";
+import type { Embedder } from "../../domain/documents/ports.ts";
+import { EMBEDDING_DIM } from "../../domain/documents/types.ts";
 import { HttpEmbedder } from "./http.ts";
 import { EMBEDDING_MODELS } from "./models.ts";
 import { OnnxEmbedder } from "./onnx.ts";

@@ -16,7 +16,8 @@
  * "unavailable"; the next batch starts a new one.
  */
 import type { Subprocess } from "bun";
-import type { Embedder, EmbedKind } from "../../domain/documents/types.ts";
+import type { Embedder } from "../../domain/documents/ports.ts";
+import type { EmbedKind } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import { clipText } from "./encode.ts";
 import { assertInstalled, type ComponentModel, componentFiles } from "./models.ts";

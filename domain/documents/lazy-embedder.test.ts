@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { AppError } from "../errors.ts";
 import { LazyEmbedder } from "./lazy-embedder.ts";
-import type { Embedder } from "./types.ts";
+import type { Embedder } from "./ports.ts";
 
 const fake = (dim: number): Embedder => ({
   dim,

@@ -5,7 +5,8 @@
  * the next call tries again). main.ts warms it at start outside tests.
  */
 import { AppError } from "../errors.ts";
-import type { Embedder, EmbedKind } from "./types.ts";
+import type { Embedder } from "./ports.ts";
+import type { EmbedKind } from "./types.ts";
 
 export class LazyEmbedder implements Embedder {
   private loading: Promise<Embedder> | null = null;

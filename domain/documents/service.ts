@@ -8,6 +8,8 @@
  *   fresh for this request, never from anything the caller sends. The REST search, the
  *   RAG agent and the MCP tool all call this method.
  * - answer: the agentic RAG answer (agent.ts) over the same search.
+ * - barriers: the information-barrier administration (BarrierService) over the same store
+ *   search reads crossings from.
  *
  * The heavy steps (parsing, OCR, ONNX inference) run off the event loop inside their
  * adapters; uploads are bounded per instance by an UploadGate.
@@ -18,15 +20,14 @@ import type { ChatModel } from "../llm.ts";
 import type { TenantRef } from "../tenants/namespaces.ts";
 import { documentIndexName } from "../tenants/namespaces.ts";
 import { type AnswerResult, answerQuestion } from "./agent.ts";
-import type { BarrierStore } from "./barriers.ts";
+import { BarrierService } from "./barriers-service.ts";
+import type { BarrierStore, DocumentIndexPort, Embedder } from "./ports.ts";
 import type {
   AccessContext,
   Chunk,
   DocType,
   DocumentAcl,
-  DocumentIndexPort,
   DocumentMeta,
-  Embedder,
   ExtractedDocument,
   IndexedChunk,
   SearchFilters,
@@ -84,16 +85,14 @@ export interface VerifiedCaller {
   roles: readonly string[];
 }
 
-/** What the service needs of the BarrierStore: crossings read now (no caching), and existence. */
-export type BarrierReader = Pick<BarrierStore, "crossedBarriers" | "get">;
-
 export interface DocumentServiceDeps {
   index: DocumentIndexPort;
   embedder: Embedder;
   /** `scope`: whose upload it is and the request's signal (a client that went away cancels it). */
   extract(file: UploadedFile, scope: UploadScope): Promise<ExtractedDocument>;
   chunk(doc: ExtractedDocument): Chunk[] | Promise<Chunk[]>;
-  barriers: BarrierReader;
+  /** Crossings are read now for every search (no caching); the admin API writes through it. */
+  barriers: BarrierStore;
   /** Null: the answer endpoint is extractive. */
   llm: ChatModel | null;
   financials: FinancialsReader;
@@ -125,9 +124,12 @@ function abandoned(signal: AbortSignal | undefined): void {
 
 export class DocumentService {
   #extracting = 0;
+  /** Information barriers and their crossings (the admin API). */
+  readonly barriers: BarrierService;
 
   constructor(private readonly deps: DocumentServiceDeps) {
     if (deps.embedder.dim <= 0) throw new Error("DocumentService: embedder has no dimension");
+    this.barriers = new BarrierService(deps.barriers);
   }
 
   get gate(): UploadGate {

@@ -1,14 +1,12 @@
 /**
  * Documents (spec 2.10, 4.6): the shapes the upload pipeline, the per-tenant index and
- * search share. Extraction, chunking, embedding and the index adapters each implement one
- * of the ports below; the HTTP layer and the RAG agent only see these types.
+ * search share. The ports the adapters implement (index, embedder, barriers) are in
+ * ports.ts; the HTTP layer and the RAG agent only see these types.
  *
  * Access control is a property of every chunk (copied from its document at upload) and is
  * compiled into a pre-filter from the caller's verified identity (`AccessContext`), never
  * from anything the caller sends.
  */
-import type { TenantRef } from "../tenants/namespaces.ts";
-
 export const DOC_TYPES = [
   "cim",
   "nda",
@@ -100,15 +98,6 @@ export interface IndexedChunk extends Chunk {
 
 export type EmbedKind = "query" | "passage";
 
-/** Sentence embeddings of width `dim` (768 in the service), L2-normalised. */
-export interface Embedder {
-  readonly dim: number;
-  /** Names the model(s), e.g. "bge-small-en-v1.5+e5-small-v2". */
-  readonly model: string;
-  embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]>;
-  close(): Promise<void>;
-}
-
 export interface SearchFilters {
   doc_id?: string;
   entity_id?: string;
@@ -141,16 +130,4 @@ export interface SearchHit {
   /** 1-based rank in each leg, null when the chunk was not in that leg's candidates. */
   ranks: { bm25: number | null; dense: number | null };
   document: DocumentMeta;
-}
-
-/** The per-tenant index `client-docs-{tenant_id}` (SQLite FTS5 + sqlite-vec, or OpenSearch). */
-export interface DocumentIndexPort {
-  /** False when the tenant's index is not provisioned (upload answers 503). */
-  ready(t: TenantRef): Promise<boolean>;
-  /** Replaces every chunk of `doc.doc_id` atomically: searchers see the old set or the new set. */
-  putDocument(t: TenantRef, doc: DocumentMeta, chunks: IndexedChunk[]): Promise<void>;
-  deleteDocument(t: TenantRef, docId: string): Promise<boolean>;
-  getDocument(t: TenantRef, docId: string): Promise<(DocumentMeta & { chunks: number }) | null>;
-  /** Top k permitted chunks; the ACL is a pre-filter on every leg. */
-  search(t: TenantRef, req: SearchRequest): Promise<SearchHit[]>;
 }

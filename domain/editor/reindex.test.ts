@@ -12,14 +12,8 @@ import { EDITOR_MIGRATIONS, SqlEditorDocumentStore } from "../../adapters/editor
 import { EmbeddedJobQueue, JOB_QUEUE_MIGRATIONS } from "../../adapters/queue/index.ts";
 import { SqliteClient } from "../../adapters/sql/index.ts";
 import { waitFor } from "../../test/wait.ts";
-import type {
-  DocumentIndexPort,
-  DocumentMeta,
-  Embedder,
-  IndexedChunk,
-  SearchHit,
-  TextBlock,
-} from "../documents/types.ts";
+import type { DocumentIndexPort, Embedder } from "../documents/ports.ts";
+import type { DocumentMeta, IndexedChunk, SearchHit, TextBlock } from "../documents/types.ts";
 import { userIdentity } from "../identity.ts";
 import type { JobEvent, JobWorker, User } from "../ports.ts";
 import { EDITOR_REINDEX_QUEUE, makeEditorReindexHandler, startEditorReindexWorker } from "./reindex.ts";

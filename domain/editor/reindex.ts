@@ -6,7 +6,8 @@
  * a job whose change is already covered by a newer indexing does nothing.
  */
 import { z } from "zod";
-import type { Chunk, DocumentIndexPort, DocumentMeta, Embedder, IndexedChunk, TextBlock } from "../documents/types.ts";
+import type { DocumentIndexPort, Embedder } from "../documents/ports.ts";
+import type { Chunk, DocumentMeta, IndexedChunk, TextBlock } from "../documents/types.ts";
 import { AppError } from "../errors.ts";
 import type { JobHandler, JobQueue, JobWorker, JsonValue } from "../ports.ts";
 import type { TenantRef } from "../tenants/namespaces.ts";

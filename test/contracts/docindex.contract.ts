@@ -9,11 +9,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { canSee } from "../../domain/documents/acl.ts";
+import type { DocumentIndexPort } from "../../domain/documents/ports.ts";
 import type {
   AccessContext,
   DocType,
   DocumentAcl,
-  DocumentIndexPort,
   DocumentMeta,
   IndexedChunk,
   SearchFilters,

@@ -51,8 +51,10 @@ describe.skipIf(!url)("cluster profile wiring", () => {
       await os.ensureNamespace(t);
       await os.smokeTest(t);
       const user = await svc.user("wired@docs.test", "enterprise", ["analyst"]);
-      const { documents, barriers } = svc.service.deps;
-      const wall = await barriers.create(svc.tenantId, { name: "Kestrel", description: "", createdBy: "test" });
+      const { documents } = svc.service.deps;
+      const { barriers } = documents;
+      const admin = { tenantId: svc.tenantId, by: "test" };
+      const wall = await barriers.create(admin, { name: "Kestrel", description: "" });
       const docId = crypto.randomUUID();
       await os.putDocument(
         t,
@@ -66,9 +68,9 @@ describe.skipIf(!url)("cluster profile wiring", () => {
         );
       };
       expect(await find()).toEqual([]);
-      await barriers.cross(svc.tenantId, wall.barrier_id, String(user.id), "test");
+      await barriers.cross(admin, wall.barrier_id, String(user.id));
       expect(await find()).toEqual([docId]);
-      await barriers.revoke(svc.tenantId, wall.barrier_id, String(user.id), "test");
+      await barriers.revoke(admin, wall.barrier_id, String(user.id));
       expect(await find()).toEqual([]);
     } finally {
       await (index as OpenSearchDocumentIndex).dropNamespace(t);

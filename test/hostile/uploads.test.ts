@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Resvg } from "@resvg/resvg-js";
-import { HOSTILE_PENALTY_MS } from "../../http/routes/documents/routes.ts";
+import { HOSTILE_PENALTY_MS } from "../../http/routes/documents/upload-route.ts";
 import { type HostileFixture, multipartBody, rawUpload, startHostileFixture, until } from "./fixture.ts";
 import { docxBomb, manyEntries } from "./zip-bombs.ts";
 

@@ -7,11 +7,10 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Barrier, BarrierCrossing } from "../../../domain/documents/barriers.ts";
-import { AppError } from "../../../domain/errors.ts";
+import type { BarrierService } from "../../../domain/documents/barriers-service.ts";
 import type { UserIdentity } from "../../../domain/identity.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
-import type { AppDeps } from "../../deps.ts";
 import { AUTH_ERRORS, ErrorBody, json } from "../../schemas.ts";
 import {
   BarrierDetail,
@@ -23,16 +22,6 @@ import {
   HistoryQuery,
   NewBarrierBody,
 } from "./barrier-schema.ts";
-
-export const BARRIER_ADMIN_ROLE = "owner";
-
-/** The caller, when it may manage barriers: a user of the tenant with the owner role. */
-function owner(identity: UserIdentity): { tenantId: string; by: string } {
-  if (!identity.roles.includes(BARRIER_ADMIN_ROLE)) {
-    throw new AppError("forbidden", `Managing information barriers requires the ${BARRIER_ADMIN_ROLE} role`);
-  }
-  return { tenantId: identity.tenantId, by: String(identity.user.id) };
-}
 
 /** Public fields picked one by one, so a new stored column never leaks by default. */
 const barrierOut = (b: Barrier): z.infer<typeof BarrierRecord> => ({
@@ -53,9 +42,22 @@ const crossingOut = (c: BarrierCrossing): z.infer<typeof CrossingRecord> => ({
   revoked_by: c.revoked_by,
 });
 
-export function registerBarrierRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
-  const base = { security: SECURITY.jwt, middleware: guards.jwt, tags: ["Information barriers"] };
-  const caller = (c: { get(k: "identity"): unknown }) => owner(c.get("identity") as UserIdentity);
+/** Owners only: the service refuses (403) any other caller before it reads anything. */
+const adminOf = (barriers: BarrierService) => (c: { get(k: "identity"): unknown }) =>
+  barriers.admin(c.get("identity") as UserIdentity);
+
+const baseOf = (guards: Guards) => ({ security: SECURITY.jwt, middleware: guards.jwt, tags: ["Information barriers"] });
+
+/** The barrier admin API: barriers first, then their crossings (the OpenAPI document's order). */
+export function registerBarrierRoutes(app: OpenAPIHono<AppEnv>, barriers: BarrierService, guards: Guards): void {
+  registerBarrierResources(app, barriers, guards);
+  registerCrossingRoutes(app, barriers, guards);
+}
+
+/** Create, list and read barriers. */
+function registerBarrierResources(app: OpenAPIHono<AppEnv>, barriers: BarrierService, guards: Guards): void {
+  const base = baseOf(guards);
+  const caller = adminOf(barriers);
 
   app.openapi(
     createRoute({
@@ -72,9 +74,8 @@ export function registerBarrierRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
       },
     }),
     async (c) => {
-      const { tenantId, by } = caller(c);
       const body = c.req.valid("json");
-      const b = await deps.barriers.create(tenantId, { name: body.name, description: body.description, createdBy: by });
+      const b = await barriers.create(caller(c), { name: body.name, description: body.description });
       return c.json(barrierOut(b), 201);
     },
   );
@@ -87,7 +88,7 @@ export function registerBarrierRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
       summary: "The tenant's information barriers, oldest first (owners)",
       responses: { 200: json(z.array(BarrierRecord), "Barriers"), ...AUTH_ERRORS },
     }),
-    async (c) => c.json((await deps.barriers.list(caller(c).tenantId)).map(barrierOut), 200),
+    async (c) => c.json((await barriers.list(caller(c))).map(barrierOut), 200),
   );
 
   app.openapi(
@@ -100,15 +101,19 @@ export function registerBarrierRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
       responses: { 200: json(BarrierDetail, "Barrier"), 404: json(ErrorBody, "No such barrier"), ...AUTH_ERRORS },
     }),
     async (c) => {
-      const { tenantId } = caller(c);
+      const admin = caller(c);
       const { barrier_id } = c.req.valid("param");
-      const b = await deps.barriers.get(tenantId, barrier_id);
-      if (!b) throw new AppError("not_found", `No barrier ${barrier_id}`);
       const includeRevoked = c.req.valid("query").include_revoked;
-      const crossings = await deps.barriers.crossings(tenantId, barrier_id, { includeRevoked });
-      return c.json({ ...barrierOut(b), crossed_by: crossings.map(crossingOut) }, 200);
+      const { barrier, crossings } = await barriers.detail(admin, barrier_id, { includeRevoked });
+      return c.json({ ...barrierOut(barrier), crossed_by: crossings.map(crossingOut) }, 200);
     },
   );
+}
+
+/** Record and revoke crossings. */
+function registerCrossingRoutes(app: OpenAPIHono<AppEnv>, barriers: BarrierService, guards: Guards): void {
+  const base = baseOf(guards);
+  const caller = adminOf(barriers);
 
   app.openapi(
     createRoute({
@@ -128,11 +133,11 @@ export function registerBarrierRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
       },
     }),
     async (c) => {
-      const { tenantId, by } = caller(c);
+      const admin = caller(c);
       const { barrier_id } = c.req.valid("param");
       const { identity_id } = c.req.valid("json");
-      const r = await deps.barriers.cross(tenantId, barrier_id, identity_id, by);
-      c.get("log").logger.info({ barrier_id, identity_id, by, created: r.created }, "barrier crossed");
+      const r = await barriers.cross(admin, barrier_id, identity_id);
+      c.get("log").logger.info({ barrier_id, identity_id, by: admin.by, created: r.created }, "barrier crossed");
       return c.json(crossingOut(r.crossing), r.created ? 201 : 200);
     },
   );
@@ -151,12 +156,10 @@ export function registerBarrierRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
       },
     }),
     async (c) => {
-      const { tenantId, by } = caller(c);
+      const admin = caller(c);
       const { barrier_id, identity_id } = c.req.valid("param");
-      if (!(await deps.barriers.revoke(tenantId, barrier_id, identity_id, by))) {
-        throw new AppError("not_found", `Identity ${identity_id} has not crossed barrier ${barrier_id}`);
-      }
-      c.get("log").logger.info({ barrier_id, identity_id, by }, "barrier crossing revoked");
+      await barriers.revoke(admin, barrier_id, identity_id);
+      c.get("log").logger.info({ barrier_id, identity_id, by: admin.by }, "barrier crossing revoked");
       return c.body(null, 204);
     },
   );

@@ -8,8 +8,8 @@ import type { DocumentService } from "../../../domain/documents/service.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import { AUTH_ERRORS, ErrorBody, json } from "../../schemas.ts";
+import { callerOf } from "./caller.ts";
 import { AnswerBody, AnswerResponse } from "./rag-schema.ts";
-import { callerOf } from "./routes.ts";
 
 export function registerRagRoutes(app: OpenAPIHono<AppEnv>, documents: DocumentService, guards: Guards): void {
   app.openapi(

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { MAX_UPLOAD_BYTES } from "../../../domain/documents/types.ts";
 import { type Caller, type DocsFixture, startDocsFixture } from "../../../test/fixtures/documents-app.ts";
-import { HOSTILE_PENALTY_MS } from "./routes.ts";
+import { HOSTILE_PENALTY_MS } from "./upload-route.ts";
 
 const MB = 1024 * 1024;
 
