@@ -2,7 +2,7 @@
  * The server side of bench/news-stream.ts, one process per contender:
  *
  *   bun bench/news-stream-server.ts cairn <seed>   the real service (embedded profile), articles
- *                                                  published through deps.newsHub as ingest does
+ *                                                  published through service.newsHub as ingest does
  *   bun bench/news-stream-server.ts bare <seed>    the ceiling: a bare Bun WebSocket server that
  *                                                  sends each article's one pre-encoded frame to
  *                                                  recipients computed before the clock starts
@@ -48,7 +48,7 @@ interface Contender {
 async function cairn(): Promise<Contender> {
   const svc = await startTestService({ CAIRN_RATE_LIMIT_SCALE: "1000000" });
   const http = serve(svc.service);
-  const hub = svc.service.deps.newsHub;
+  const hub = svc.service.newsHub;
   return {
     port: http.server.port ?? 0,
     apiKey: await svc.apiKey("bench@cairn.local", "enterprise"),

@@ -17,7 +17,9 @@ import type { Config } from "../config.ts";
 import { AppError } from "../domain/errors.ts";
 import type { FinancialsStore } from "../domain/financials/fields.ts";
 import type { LakehouseCatalogStore, LakehousePort } from "../domain/lakehouse/ports.ts";
+import { NewsService } from "../domain/news/service.ts";
 import type { ControlPlaneStore } from "../domain/ports.ts";
+import { RtdbService } from "../domain/rtdb/service.ts";
 import { SecretBox } from "../domain/secret-box.ts";
 import { TenantsService } from "../domain/tenants/service.ts";
 import { UserService } from "../domain/user/service.ts";
@@ -33,6 +35,7 @@ import {
   handleCollabUpgrade,
   isCollabPath,
   makeWebSocketHandler,
+  newsStreamGate,
   type SocketData,
 } from "../sockets/index.ts";
 import { openDocuments, openEditor } from "./documents.ts";
@@ -79,6 +82,8 @@ export interface Service {
   fetch(req: Request, server?: unknown): Response | Promise<Response>;
   /** The collaboration rooms of this instance (spec 4.7). */
   readonly collabRooms: CollabRooms;
+  /** The news hub: the NewsPublisher ingest calls, and the fan-out to this instance's streams. */
+  readonly newsHub: NewsHub;
   /** Bun's WebSocket handler for every socket the app upgrades (news stream). */
   readonly websocket: WebSocketHandler<SocketData>;
   /**
@@ -213,12 +218,10 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     financials: financials.store,
     revenueSegments: financials.store,
     research: openResearchStores(store.sql),
-    newsHub,
-    news,
+    news: new NewsService({ store: news, stream: newsStreamGate }),
     spreadsheets: new ExcelJsRenderer(),
     mailer,
-    realtimeTables: tiering.realtimeTables,
-    realtimeTiering: tiering.view,
+    rtdb: new RtdbService({ tables: tiering.realtimeTables, tiering: tiering.view }),
     editor,
     documents,
     draining: () => draining,
@@ -278,6 +281,7 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     app,
     fetch,
     collabRooms,
+    newsHub,
     websocket,
     closeSockets,
     close,

@@ -1,6 +1,5 @@
 /** What the HTTP layer needs from the composition root (main.ts wires the adapters). */
 import type { Logger } from "pino";
-import type { NewsHub } from "../actors/index.ts";
 import type { Config } from "../config.ts";
 import type { DocumentService } from "../domain/documents/service.ts";
 import type { EditorService } from "../domain/editor/index.ts";
@@ -9,9 +8,9 @@ import type { FinancialsReader, RevenueSegmentsReader } from "../domain/financia
 import type { ResearchStores } from "../domain/financials/research.ts";
 import type { LakehouseService } from "../domain/lakehouse/service.ts";
 import type { Mailer } from "../domain/mail.ts";
-import type { NewsStore } from "../domain/news/ports.ts";
+import type { NewsService } from "../domain/news/service.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, PubSub } from "../domain/ports.ts";
-import type { RealtimeTablesPort, RealtimeTieringView } from "../domain/rtdb/index.ts";
+import type { RtdbService } from "../domain/rtdb/service.ts";
 import type { TenantResolver } from "../domain/tenants/ports.ts";
 import type { TenantsService } from "../domain/tenants/service.ts";
 import type { RateLimiterPort, UsagePort } from "../domain/user/ports.ts";
@@ -42,20 +41,16 @@ export interface AppDeps {
   spreadsheets: SpreadsheetRenderer;
   /** Null when no SMTP server is configured (CAIRN_SMTP_URL): e-mail sharing answers 503. */
   mailer: Mailer | null;
-  /** The news hub: the NewsPublisher the ingest pipeline calls, and the stream's fan-out. */
-  newsHub: NewsHub;
-  /** Enriched news articles (control plane), read by GET /v1/news and GET /v1/news/{article_id}. */
-  news: NewsStore;
+  /** News articles by id and as history, and the opening of the live stream (spec 4.4, 4.5). */
+  news: NewsService;
   /** Transcripts, 8-K exhibits and topics (SQL in the control-plane database). */
   research: ResearchStores;
   /** Public SEC fundamentals (statements, ratios, company facts), ingested by pipelines/financials/sec. */
   financials: FinancialsReader;
   /** Revenue by segment from XBRL instances (same store as `financials`). */
   revenueSegments: RevenueSegmentsReader;
-  /** Real-time tables (spec 4.8) in the tenant's time-series namespace. */
-  realtimeTables: RealtimeTablesPort;
-  /** What is tiered to the lakehouse, and reads across hot and tiered rows (docs/tiering.md). */
-  realtimeTiering?: RealtimeTieringView;
+  /** Real-time tables (spec 2.9, 4.8) in the tenant's time-series namespace, and what is tiered. */
+  rtdb: RtdbService;
   /** Collaborative editor documents (spec 2.12, 4.7): REST, webhook and the rooms' persistence. */
   editor: EditorService;
   /** Document upload, ACL'd search and agentic answers over the tenant's index (spec 4.6). */

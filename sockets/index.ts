@@ -28,6 +28,7 @@ export {
   isDocumentId,
 } from "./editor/types.ts";
 export { COLLAB_PATH, type CollabUpgradeDeps, handleCollabUpgrade, isCollabPath } from "./editor/upgrade.ts";
+export { newsStreamGate } from "./news/gate.ts";
 export {
   type ClientMessage,
   encodeControl,
@@ -77,23 +78,4 @@ export function makeWebSocketHandler(deps: {
 
 function isCollab(ws: ServerWebSocket<SocketData>): ws is ServerWebSocket<CollabSocketData> {
   return ws.data.kind === "collab";
-}
-
-function isBunServer(x: unknown): x is CairnServer {
-  return typeof x === "object" && x !== null && "upgrade" in x && typeof x.upgrade === "function";
-}
-
-/**
- * Upgrades an authenticated request to a news socket. `server` is what Bun passed to
- * fetch (Hono's c.env); false when there is none (in-process requests) or the request is
- * not a valid WebSocket handshake.
- */
-export function upgradeToNewsStream(
-  server: unknown,
-  req: Request,
-  who: { tenant_id: string; user_id: number; request_id: string },
-): boolean {
-  if (!isBunServer(server)) return false;
-  const data: NewsSocketData = { kind: "news", conn_id: crypto.randomUUID(), sub: null, ...who };
-  return server.upgrade(req, { data, headers: { "X-Request-Id": who.request_id } });
 }

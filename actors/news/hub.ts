@@ -15,14 +15,8 @@
  *    the ring's dedup would drop it anyway — so nobody receives an article twice.
  */
 import { z } from "zod";
-import {
-  type Article,
-  type NewsFilter,
-  type NewsPublisher,
-  SENTIMENT_LABELS,
-  SOURCE_TYPES,
-  toWire,
-} from "../../domain/news/types.ts";
+import type { NewsPublisher } from "../../domain/news/ports.ts";
+import { type Article, type NewsFilter, SENTIMENT_LABELS, SOURCE_TYPES, toWire } from "../../domain/news/types.ts";
 import type { PubSub } from "../../domain/ports.ts";
 import { compileFilter, NewsIndex, type NewsIndexStats } from "./filter-index.ts";
 import { ArticleRing } from "./ring.ts";

@@ -1,7 +1,9 @@
 /**
- * Ports of the news ingest (spec 1.2, 4.4, 6.1): what a source adapter hands over
+ * Ports of news (spec 1.2, 4.4, 4.5, 6.1): what a source adapter hands over
  * (RawNewsItem), where enriched articles live (NewsStore, read by GET /v1/news and the
- * stream) and where the poller keeps per-feed HTTP state (FeedStateStore). Articles are
+ * stream), where the poller keeps per-feed HTTP state (FeedStateStore), who fans new
+ * articles out to live subscribers (NewsPublisher, the news hub) and who turns an
+ * authenticated request into a stream socket (NewsStreamGate, sockets/news). Articles are
  * installation-wide, not tenant data: every tenant reads the same news.
  */
 import type { Article, NewsFilter, SourceType } from "./types.ts";
@@ -71,6 +73,30 @@ export interface NewsStore {
   list(query: NewsQuery): Promise<NewsPage>;
   /** The newest-ingested titles, so near-duplicate detection survives a restart. */
   recentTitles(limit: number): Promise<{ article_id: string; title: string; published_at: string }[]>;
+}
+
+/** Publishes enriched articles to live subscribers (the news hub; Redis fan-out across instances). */
+export interface NewsPublisher {
+  publish(article: Article): Promise<void>;
+}
+
+/** Who opens a news stream: settled before the upgrade (API key, active tenant, rate limit). */
+export interface NewsStreamClient {
+  tenant_id: string;
+  user_id: number;
+  request_id: string;
+}
+
+/**
+ * Switches an authenticated request over to a news stream socket (sockets/news provides
+ * it; composition hands it to the service, so HTTP never imports the socket layer).
+ */
+export interface NewsStreamGate {
+  /**
+   * `server` is what Bun passed to fetch. False when there is none (in-process requests)
+   * or the request is not a valid WebSocket handshake.
+   */
+  upgrade(server: unknown, request: Request, who: NewsStreamClient): boolean;
 }
 
 /** Conditional-GET validators and backoff of one polled feed. */

@@ -104,8 +104,3 @@ export function matches(f: NewsFilter, a: Article): boolean {
     (f.min_impact === undefined || a.impact_score >= f.min_impact)
   );
 }
-
-/** Publishes enriched articles to live subscribers (the news hub; Redis fan-out across instances). */
-export interface NewsPublisher {
-  publish(article: Article): Promise<void>;
-}

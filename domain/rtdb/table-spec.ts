@@ -1,11 +1,10 @@
 /**
- * A real-time table as the QuestDB CREATE TABLE subset describes it (spec 4.8), and the
- * port the HTTP layer uses to create and inspect a tenant's tables. Engines map the
+ * A real-time table as the QuestDB CREATE TABLE subset describes it (spec 4.8); the port
+ * that creates and inspects a tenant's tables is in ports.ts. Engines map the
  * QuestDB types onto their own; the spec keeps the QuestDB view so metadata endpoints
  * answer in QuestDB's shapes whatever the engine.
  */
 import { AppError } from "../errors.ts";
-import type { TenantRef } from "../tenants/namespaces.ts";
 
 /** The supported column types (QuestDB names). */
 export const COLUMN_TYPES = [
@@ -152,47 +151,3 @@ export interface PartitionInfo {
 export type RowValue = string | number | bigint | boolean | Date | null | undefined;
 /** One row to ingest: column name (case-insensitive) -> value. */
 export type Row = Readonly<Record<string, RowValue>>;
-
-export interface RealtimeTablesPort {
-  /**
-   * Appends rows to the tenant's table, batch by batch; each batch commits on its own. Resolves once
-   * every row is committed and visible to queries. not_found for an unknown table; bad_request for an
-   * unknown column, a value of the wrong type or a missing designated timestamp (with the row
-   * number; batches before it stay committed).
-   */
-  ingest(t: TenantRef, table: string, rows: Row[] | AsyncIterable<Row[]>): Promise<{ rows: number }>;
-  /** False when the tenant's namespace is not provisioned. */
-  ready(t: TenantRef): Promise<boolean>;
-  /** Creates the table; `created` false when IF NOT EXISTS met an existing table. Throws conflict otherwise. */
-  create(t: TenantRef, spec: TableSpec, ddl: string): Promise<{ created: boolean; table: RealtimeTable }>;
-  list(t: TenantRef): Promise<RealtimeTable[]>;
-  /** Null when the tenant has no table of that name (case-insensitive, as QuestDB). */
-  get(t: TenantRef, name: string): Promise<RealtimeTable | null>;
-  storage(t: TenantRef): Promise<RealtimeStorage>;
-  /** The table's non-empty partitions in time order; not_found when the table does not exist. */
-  partitions(t: TenantRef, table: string): Promise<PartitionInfo[]>;
-  /** Writes the partition's rows to a Parquet file at `file` (the caller picks a temporary path); returns the row count written. */
-  exportPartition(t: TenantRef, table: string, partition: string, file: string): Promise<{ rows: number }>;
-  dropPartition(t: TenantRef, table: string, partition: string): Promise<void>;
-}
-
-/** For a time-series engine without real-time tables yet: every tenant reads as unprovisioned (503). */
-export const NO_REALTIME_TABLES: RealtimeTablesPort = {
-  ready: async () => false,
-  create: async () => {
-    throw new AppError("unavailable", "Real-time tables are not available on this time-series engine");
-  },
-  list: async () => [],
-  get: async () => null,
-  storage: async () => ({ allocatedBytes: 0, tables: [] }),
-  ingest: async () => {
-    throw new AppError("unavailable", "Real-time tables are not available on this time-series engine");
-  },
-  partitions: async () => [],
-  exportPartition: async () => {
-    throw new AppError("unavailable", "Real-time tables are not available on this time-series engine");
-  },
-  dropPartition: async () => {
-    throw new AppError("unavailable", "Real-time tables are not available on this time-series engine");
-  },
-};

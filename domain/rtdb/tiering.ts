@@ -1,6 +1,7 @@
 /**
  * Tiering of real-time table partitions to the lakehouse (spec 4.8, 8.2): the rules and
- * the ports the pipeline (pipelines/rtdb/tiering/pipeline.ts) drives. Pure: no I/O here.
+ * the records the pipeline (pipelines/rtdb/tiering/pipeline.ts) drives; its ports are in
+ * ports.ts. Pure: no I/O here.
  *
  * A partition is tiered in parts: part 0 is the partition as it stood when first exported;
  * rows written later into a partition that is already tiered (out-of-order writes more
@@ -10,7 +11,6 @@
  *   tiered    the hot rows are dropped; the file is the only copy
  */
 import { AppError } from "../errors.ts";
-import type { TenantRef } from "../tenants/namespaces.ts";
 import type { PartitionBy, PartitionInfo } from "./table-spec.ts";
 
 /** Spec 4.8 / 8.2: partitions older than 7 days are exported automatically. */
@@ -74,42 +74,6 @@ export interface TieredPart {
   updatedAt: string;
 }
 
-/** Tiering state in the control plane (adapters/controlplane/tiering-store.ts). */
-export interface TieringStateStore {
-  /** Every part of the tenant's table, by partition then part. */
-  parts(tenantId: string, table: string): Promise<TieredPart[]>;
-  /** Every part of every table of the tenant. */
-  tenantParts(tenantId: string): Promise<TieredPart[]>;
-  /**
-   * Claims the part for `owner` until `until` (ISO): creates it as pending when absent.
-   * Null when another owner holds an unexpired claim.
-   */
-  claim(
-    key: { tenantId: string; table: string; partition: string; part: number },
-    init: { from: string; to: string; rows: number; objectKey: string },
-    owner: string,
-    until: string,
-  ): Promise<TieredPart | null>;
-  /** Moves a claimed part to a new state; false when the claim was lost (nothing written). */
-  transition(
-    key: { tenantId: string; table: string; partition: string; part: number },
-    owner: string,
-    patch: { state: TieringState; rows?: number; bytes?: number; lastError?: string | null },
-  ): Promise<boolean>;
-  /** Releases the claim, recording an error (or clearing it). */
-  release(
-    key: { tenantId: string; table: string; partition: string; part: number },
-    owner: string,
-    lastError: string | null,
-  ): Promise<void>;
-}
-
-/** Reads a Parquet file back for verification. */
-export interface ParquetInspector {
-  /** Rows in the file, and the least and greatest value of `column` (ISO), null when empty. */
-  inspect(file: string, column: string): Promise<{ rows: number; min: string | null; max: string | null }>;
-}
-
 /** A time range, ISO [from, to). */
 export interface TimeRange {
   from: string;
@@ -134,12 +98,6 @@ export interface RangeRows {
   rows: unknown[][];
 }
 
-/** An engine that can answer a range over hot rows UNION ALL tiered files (the embedded DuckDB). */
-export interface RealtimeRangeReader {
-  /** Rows with designated timestamp in [from, to), in timestamp order; at most `limit` (bad_request beyond). */
-  readRange(t: TenantRef, table: string, range: TimeRange, files: TieredFile[], limit: number): Promise<RangeRows>;
-}
-
 /** What is tiered for a tenant (the storage endpoint's tiering_note reports it). */
 export interface TieringSummary {
   tables: number;
@@ -148,11 +106,4 @@ export interface TieringSummary {
   bytes: number;
   /** Where the tenant's tiered files are: `<object store>/<namespace>/rtdb/`. */
   location: string;
-}
-
-/** Tiered data as the HTTP layer, Foundry and tools see it (pipelines/rtdb/tiering/reader.ts). */
-export interface RealtimeTieringView {
-  summary(t: TenantRef): Promise<TieringSummary>;
-  /** Hot rows UNION ALL tiered files for [from, to); unavailable when the engine cannot read Parquet. */
-  read(t: TenantRef, table: string, range: TimeRange, limit?: number): Promise<RangeRows>;
 }

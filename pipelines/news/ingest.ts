@@ -4,8 +4,7 @@
  * however many pollers or CLI runs see the same story, the stream carries it once.
  */
 import type { Logger } from "pino";
-import type { NewsStore, RawNewsItem } from "../../domain/news/ports.ts";
-import type { NewsPublisher } from "../../domain/news/types.ts";
+import type { NewsPublisher, NewsStore, RawNewsItem } from "../../domain/news/ports.ts";
 import type { CompanyLinker } from "./companies.ts";
 import { canonicalUrl, DEFAULT_TITLE_INDEX, TitleIndex, type TitleIndexOptions } from "./dedup.ts";
 import { enrich } from "./enrich.ts";

@@ -58,7 +58,7 @@ function lines(stream: ReadableStream<Uint8Array>): () => Promise<string> {
 
 describe("news stream: a stalled reader", () => {
   test("loses the oldest articles, is told how many, stays connected, and slows nobody", async () => {
-    const hub = svc.service.deps.newsHub;
+    const hub = svc.service.newsHub;
     const filter = JSON.stringify({ categories: ["markets"] });
     const url = `${http.wsUrl}/v1/news/stream?apikey=${encodeURIComponent(key)}`;
     const child = Bun.spawn([process.execPath, join(import.meta.dir, "../../test/news-stall-client.ts"), url, filter], {

@@ -24,7 +24,7 @@ afterAll(async () => {
   await svc.close();
 });
 
-const hub = () => svc.service.deps.newsHub;
+const hub = () => svc.service.newsHub;
 const streamUrl = (query = "") => `${http.wsUrl}/v1/news/stream${query}`;
 const connect = async () => {
   const c = await NewsClient.connect(streamUrl(), { "x-api-key": key });
@@ -213,7 +213,7 @@ describe("news stream: filters and delivery", () => {
       const k = await other.apiKey("shutdown@example.com");
       const c = await NewsClient.connect(`${served.wsUrl}/v1/news/stream?apikey=${encodeURIComponent(k)}`);
       await c.next("connected");
-      await other.service.deps.newsHub.close();
+      await other.service.newsHub.close();
       await waitFor("the close", () => c.closed !== null);
       expect(c.closed?.code).toBe(1001);
     } finally {

@@ -5,11 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ensureUser } from "../../cli/demo-seed.ts";
+import { realtimeEngine } from "../../composition/engines.ts";
 import { ConfigError, loadConfig } from "../../config.ts";
 import type { RealtimeTablesPort } from "../../domain/rtdb/index.ts";
 import type { TenantRef } from "../../domain/tenants/namespaces.ts";
 import { signUserToken } from "../../http/auth/jwt.ts";
-import { TIERING_NOTE } from "../../http/routes/rtdb/routes.ts";
+import { TIERING_NOTE } from "../../http/routes/rtdb/storage-routes.ts";
+import { MAX_UNCOMMITTED_ROWS, O3_MAX_LAG_US } from "../../http/routes/rtdb/tables-routes.ts";
 import { engineUrl } from "../engines.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { waitFor } from "../wait.ts";
@@ -35,7 +37,7 @@ function runRoutes(engine: string, env: Record<string, string>): void {
 
     beforeAll(async () => {
       svc = await startTestService(env);
-      port = svc.service.deps.realtimeTables;
+      port = realtimeEngine(svc.service.engines.timeseries) as RealtimeTablesPort;
       const { store, secrets, config } = svc.service.deps;
       const mine = await store.getTenant(svc.tenantId);
       me = { tenantId: svc.tenantId, slug: mine!.slug };
@@ -84,6 +86,46 @@ function runRoutes(engine: string, env: Record<string, string>): void {
       expect((await post(token, "CREATE TABLE t (ts TIMESTAMP) TIMESTAMP(ts) WAL")).status).toBe(422);
     });
 
+    test("refused DDL is 422 with the section 7 body pointing at the token", async () => {
+      const sql = "CREATE TABLE t (ts TIMESTAMP) TIMESTAMP(ts) WAL";
+      const res = await post(token, sql);
+      expect(res.status).toBe(422);
+      expect(await res.json()).toEqual({
+        detail: [
+          {
+            loc: ["body", "sql"],
+            msg: "expected PARTITION BY at position 44, found 'WAL'",
+            type: "ddl_invalid",
+            input: sql,
+            ctx: { position: 44, token: "WAL" },
+          },
+        ],
+      });
+      const drop = await post(token, "DROP TABLE trades");
+      expect(drop.status).toBe(422);
+      const missing = await svc.request("/v1/rtdb/tables", {
+        method: "POST",
+        headers: { ...auth(token), "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(missing.status).toBe(422);
+      expect(((await missing.json()) as { detail: { loc: string[] }[] }).detail[0]?.loc).toEqual(["body", "sql"]);
+    });
+
+    test("reserved names are refused", async () => {
+      const res = await post(token, "CREATE TABLE _rtdb_tables (ts TIMESTAMP) TIMESTAMP(ts) PARTITION BY DAY WAL");
+      expect(res.status).toBe(422);
+    });
+
+    test("POST needs a JWT", async () => {
+      const res = await svc.request("/v1/rtdb/tables", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ sql: TRADES }),
+      });
+      expect(res.status).toBe(401);
+    });
+
     test("GET /v1/rtdb/tables: rows in 2.9 column order, the caller's tables only", async () => {
       expect(
         (await post(otherToken, "CREATE TABLE quotes (bid DOUBLE, ts TIMESTAMP) TIMESTAMP(ts) PARTITION BY HOUR WAL"))
@@ -97,8 +139,8 @@ function runRoutes(engine: string, env: Record<string, string>): void {
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({
         tables: [
-          ["trades", 1, "DAY", 500_000, 600_000_000, true, "trades~1"],
-          ["bars", 2, "MONTH", 500_000, 600_000_000, true, "bars~2"],
+          ["trades", 1, "DAY", MAX_UNCOMMITTED_ROWS, O3_MAX_LAG_US, true, "trades~1"],
+          ["bars", 2, "MONTH", MAX_UNCOMMITTED_ROWS, O3_MAX_LAG_US, true, "bars~2"],
         ],
         columns: [
           { name: "tableName" },
@@ -140,6 +182,7 @@ function runRoutes(engine: string, env: Record<string, string>): void {
       });
       expect((await get(token, "/v1/rtdb/tables/quotes/schema")).status).toBe(404);
       expect((await get(otherToken, "/v1/rtdb/tables/trades/schema")).status).toBe(404);
+      expect((await get(token, "/v1/rtdb/tables/nope/schema")).status).toBe(404);
     });
 
     test("GET /v1/rtdb/storage after ingestion: [name, rows, estimated bytes, partitions]", async () => {
@@ -157,9 +200,14 @@ function runRoutes(engine: string, env: Record<string, string>): void {
         ["bars", 0, 0, 0],
       ]);
       expect(body.used_bytes).toBe(101);
+      // The metadata table is not a tenant record: 2 tables + 3 rows.
+      const engine = svc.service.engines.timeseries as unknown as { countRecords(t: TenantRef): Promise<number> };
+      expect(await engine.countRecords(me)).toBe(5);
       expect(body.used_gb).toBe(0);
       expect(typeof body.allocated_gb).toBe("number");
+      expect(body.allocated_gb as number).toBeGreaterThanOrEqual(0);
       expect(String(body.tiering_note)).toStartWith(TIERING_NOTE);
+      expect(body.tiering_note).toContain("Nothing is tiered yet");
       const theirs = (await (await get(otherToken, "/v1/rtdb/storage")).json()) as { tables: unknown[] };
       expect(theirs.tables).toEqual([["quotes", 0, 0, 0]]);
     });

@@ -58,11 +58,11 @@ if (pg && redis) {
       const x = makeArticle({ company_tickers: ["AAPL"], title: "published on A" });
       const y = makeArticle({ company_tickers: ["AAPL", "MSFT"], title: "published on B" });
       const miss = makeArticle({ company_tickers: ["MSFT"], title: "no AAPL" });
-      await a.service.deps.newsHub.publish(x);
-      await a.service.deps.newsHub.publish(miss);
+      await a.service.newsHub.publish(x);
+      await a.service.newsHub.publish(miss);
       // x must reach B over Redis before B publishes, for the order below to be defined.
       expect((await onB.next("article")).data.title).toBe("published on A");
-      await b.service.deps.newsHub.publish(y);
+      await b.service.newsHub.publish(y);
       expect((await onA.next("article")).data.title).toBe("published on A");
       for (const c of [onA, onB]) expect((await c.next("article")).data.title).toBe("published on B");
       // Order holds per publishing instance; B's own article may overtake A's via Redis.
@@ -74,14 +74,14 @@ if (pg && redis) {
       // Fences: a's own broadcast of x comes back to a before b's later broadcast does,
       // so once the fence from b has arrived on A, any duplicate of x would have too.
       const fence = makeArticle({ company_tickers: ["AAPL"], title: "fence" });
-      await b.service.deps.newsHub.publish(fence);
+      await b.service.newsHub.publish(fence);
       for (const c of [onA, onB]) {
         expect((await c.next("article")).data.title).toBe("fence");
         expect(c.articles().map((f) => f.data.title)).toEqual(["published on A", "published on B", "fence"]);
         expect(c.articles().map((f) => f.seq)).toEqual([1, 2, 3]);
       }
-      expect(a.service.deps.newsHub.stats()).toMatchObject({ published: 2, received: 2 });
-      expect(b.service.deps.newsHub.stats()).toMatchObject({ published: 2, received: 2 });
+      expect(a.service.newsHub.stats()).toMatchObject({ published: 2, received: 2 });
+      expect(b.service.newsHub.stats()).toMatchObject({ published: 2, received: 2 });
       for (const c of [onA, onB, allOnB]) await c.close();
     });
 
@@ -89,9 +89,9 @@ if (pg && redis) {
       const onA = await connect(httpA, {});
       const onB = await connect(httpB, {});
       const x = makeArticle({ title: "ingested twice" });
-      await Promise.all([a.service.deps.newsHub.publish(x), b.service.deps.newsHub.publish({ ...x })]);
+      await Promise.all([a.service.newsHub.publish(x), b.service.newsHub.publish({ ...x })]);
       const fence = makeArticle({ title: "fence 2" });
-      await a.service.deps.newsHub.publish(fence);
+      await a.service.newsHub.publish(fence);
       for (const c of [onA, onB]) {
         await waitFor("the fence", () => c.articles().some((f) => f.data.title === "fence 2"));
         expect(c.articles().map((f) => f.data.title)).toEqual(["ingested twice", "fence 2"]);

@@ -4,7 +4,7 @@
  * `matches` over everything stored, so history agrees with the stream's semantics.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readLocalFeeds } from "../../../adapters/news/index.ts";
+import { readLocalFeeds, SqlNewsStore } from "../../../adapters/news/index.ts";
 import { type Article, type ArticleWire, matches, type NewsFilter } from "../../../domain/news/types.ts";
 import { createCompanyLinker, NewsIngestor } from "../../../pipelines/news/index.ts";
 import { startTestService, type TestService } from "../../../test/harness.ts";
@@ -75,8 +75,8 @@ describe.skipIf(!dir)("news REST routes", () => {
     svc = await startTestService({ CAIRN_RATE_LIMIT_SCALE: "100" });
     key = await svc.apiKey("news@example.com", "enterprise");
     const ingestor = new NewsIngestor({
-      store: svc.service.deps.news,
-      publisher: svc.service.deps.newsHub,
+      store: new SqlNewsStore(svc.service.store.sql),
+      publisher: svc.service.newsHub,
       linker: createCompanyLinker(),
       logger: svc.service.deps.logger,
     });

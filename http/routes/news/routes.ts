@@ -4,8 +4,6 @@
  * Registered after the stream route, so /v1/news/stream is never read as an article id.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { AppError } from "../../../domain/errors.ts";
-import { toIsoOffset } from "../../../domain/news/text.ts";
 import { toWire } from "../../../domain/news/types.ts";
 import { type Guards, SECURITY } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
@@ -41,9 +39,8 @@ export function registerNewsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guar
         sentiment: q.sentiment,
         min_impact: q.min_impact,
         source_types: q.source_types,
-        // Stored published_at values are this exact format, so text comparison is time order.
-        from: q.from ? (toIsoOffset(q.from) ?? undefined) : undefined,
-        to: q.to ? (toIsoOffset(q.to) ?? undefined) : undefined,
+        from: q.from,
+        to: q.to,
         after: q.cursor ? (decodeCursor(q.cursor) ?? undefined) : undefined,
         limit: q.limit,
       });
@@ -71,7 +68,6 @@ export function registerNewsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guar
     }),
     async (c) => {
       const article = await deps.news.get(c.req.valid("param").article_id);
-      if (!article) throw new AppError("not_found", "No news article with that id");
       return c.json(toWire(article), 200);
     },
   );

@@ -2,12 +2,12 @@
  * GET /v1/news/stream (spec 4.5, 5, 6.1): the WebSocket handshake. Everything is decided
  * before the upgrade, as for any request: the API key (X-API-Key header or ?apikey=) or
  * 401, an active tenant or 403, the account's rate limit or 429, each counted as one
- * request. Only then does Bun switch protocols; the socket itself lives in sockets/news.
+ * request. Only then does the news service hand the handshake to the socket layer (a
+ * port composition wires), and Bun switches protocols; the socket lives in sockets/news.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { AppError } from "../../../domain/errors.ts";
 import type { UserIdentity } from "../../../domain/identity.ts";
-import { upgradeToNewsStream } from "../../../sockets/index.ts";
 import type { Guards } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
@@ -24,7 +24,7 @@ const DESCRIPTION = [
   "Values within a field are ORed, fields are ANDed, and an empty filter delivers everything. Live only: no backfill.",
 ].join(" ");
 
-export function registerNewsStreamRoute(app: OpenAPIHono<AppEnv>, _deps: AppDeps, guards: Guards): void {
+export function registerNewsStreamRoute(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyQuery", {
     type: "apiKey",
     in: "query",
@@ -62,11 +62,7 @@ export function registerNewsStreamRoute(app: OpenAPIHono<AppEnv>, _deps: AppDeps
       }
       const server: unknown = c.env;
       const who = { tenant_id: id.tenantId, user_id: id.user.id, request_id: c.get("requestId") };
-      if (!upgradeToNewsStream(server, c.req.raw, who)) {
-        throw new AppError("upgrade_required", "The WebSocket handshake was refused (check its headers)", undefined, {
-          Upgrade: "websocket",
-        });
-      }
+      deps.news.openStream(server, c.req.raw, who);
       // Bun has taken the connection over; it ignores whatever response is returned here.
       return new Response(null);
     },

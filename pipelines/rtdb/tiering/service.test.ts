@@ -5,8 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { DuckDbTimeSeries } from "../../../adapters/rtdb/index.ts";
+import { realtimeEngine } from "../../../composition/engines.ts";
 import { lakehouseNamespace, type TenantRef } from "../../../domain/tenants/namespaces.ts";
-import { TIERING_NOTE } from "../../../http/routes/rtdb/routes.ts";
+import { TIERING_NOTE } from "../../../http/routes/rtdb/storage-routes.ts";
 import { type Bar, loadBars, readDailyBars } from "../../../test/fixtures/rtdb-tiering.ts";
 import { startTestService, type TestService } from "../../../test/harness.ts";
 import { sharedData } from "../../../test/shared-data.ts";
@@ -41,7 +42,7 @@ d("scheduled tiering in the service", () => {
   afterAll(() => svc.close());
 
   test("old partitions are tiered by a queued run; the storage note says how many, how big and where", async () => {
-    const tables = svc.service.deps.realtimeTables;
+    const tables = realtimeEngine(svc.service.engines.timeseries) as DuckDbTimeSeries["realtime"];
     await loadBars(tables, tenant, "ORCL", old);
     const fresh = { ts: new Date().toISOString(), open: 1, high: 1, low: 1, close: 1, volume: 1 };
     await tables.ingest(tenant, "bars", [{ symbol: "ORCL", ...fresh }]);
@@ -57,7 +58,7 @@ d("scheduled tiering in the service", () => {
     const body = await storage(token);
     // The storage rows count the hot data: the one fresh row.
     expect(body.tables.map((r) => r.slice(0, 2))).toEqual([["bars", 1]]);
-    const summary = await svc.service.deps.realtimeTiering?.summary(tenant);
+    const summary = (await svc.service.deps.rtdb.storage(tenant)).tiered;
     expect(summary?.rows).toBe(old.length);
     const objectsDir = join(svc.service.deps.config.dataDir, "lakehouse", "objects");
     const location = `file://${objectsDir}/${lakehouseNamespace(tenant.slug)}/rtdb/`;
@@ -75,7 +76,7 @@ d("scheduled tiering in the service", () => {
     const done = jobs.filter((j) => j?.status === "completed");
     expect(done.some((j) => (j?.result as { parts_tiered?: number } | null)?.parts_tiered === old.length)).toBe(true);
     // Reads through the service's view still see every row.
-    const rows = await svc.service.deps.realtimeTiering?.read(tenant, "bars", {
+    const rows = await svc.service.deps.rtdb.read(tenant, "bars", {
       from: "2014-01-01T00:00:00Z",
       to: new Date(Date.now() + 60_000).toISOString(),
     });
