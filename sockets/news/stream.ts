@@ -1,6 +1,6 @@
 /**
  * The news stream's socket handlers (spec 4.5, 6.1). Authentication, tenant status and
- * the rate limit were settled before the upgrade (http/routes/news-stream); here a
+ * the rate limit were settled before the upgrade (http/routes/news/stream-routes.ts); here a
  * connection becomes a hub subscriber, and client frames become filter changes.
  *
  * Nothing the client sends closes the connection: malformed JSON and invalid filters
