@@ -20,7 +20,7 @@ import { DocumentService } from "../domain/documents/service.ts";
 import { EMBEDDING_DIM } from "../domain/documents/types.ts";
 import { UploadGate } from "../domain/documents/upload-gate.ts";
 import { EditorService, startEditorReindexWorker } from "../domain/editor/index.ts";
-import type { FinancialsStore } from "../domain/financials/fields.ts";
+import type { FinancialsStore } from "../domain/financials/ports.ts";
 import type { ControlPlaneStore, JobQueue, JobWorker, PubSub } from "../domain/ports.ts";
 import type { Authenticator } from "../http/auth/authenticator.ts";
 import type { InstallationSecrets } from "../http/auth/secrets.ts";

@@ -26,8 +26,7 @@ import { migrate, PostgresClient, SqliteClient } from "../adapters/sql/index.ts"
 import type { Config } from "../config.ts";
 import type { DocumentIndexPort } from "../domain/documents/ports.ts";
 import { AppError } from "../domain/errors.ts";
-import type { FinancialsStore } from "../domain/financials/fields.ts";
-import type { Mailer } from "../domain/mail.ts";
+import type { FinancialsStore, Mailer } from "../domain/financials/ports.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, PubSub } from "../domain/ports.ts";
 
 /** The time-series engine: QuestDB when CAIRN_QUESTDB_URL is set, else embedded DuckDB under the data dir. */

@@ -9,7 +9,7 @@ import type { SqlLakehouseCatalogStore } from "../adapters/controlplane/index.ts
 import { SqlTieringStateStore } from "../adapters/controlplane/index.ts";
 import { DuckDbParquetInspector } from "../adapters/objectstore/index.ts";
 import type { Config } from "../config.ts";
-import type { FinancialsStore } from "../domain/financials/fields.ts";
+import type { FinancialsStore } from "../domain/financials/ports.ts";
 import { defaultCatalogWriter } from "../domain/lakehouse/default-catalog.ts";
 import type { LakehousePort } from "../domain/lakehouse/ports.ts";
 import { LAKEHOUSE_SYNC_QUEUE } from "../domain/lakehouse/sync-job.ts";

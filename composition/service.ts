@@ -6,16 +6,14 @@ import type { WebSocketHandler } from "bun";
 import type { Logger } from "pino";
 import { type CollabRooms, NewsHub, RateLimiter, TenantDirectory, UsageRecorder } from "../actors/index.ts";
 import { SqlLakehouseCatalogStore } from "../adapters/controlplane/index.ts";
-import { openResearchStores } from "../adapters/financials/research.ts";
 import { LadybugGraph } from "../adapters/graph/index.ts";
 import { GatewayLakehouse } from "../adapters/lakehouse/index.ts";
 import { SqlNewsStore } from "../adapters/news/index.ts";
 import type { MemoryBus } from "../adapters/pubsub/index.ts";
 import { loadKeyRing } from "../adapters/secrets/index.ts";
-import { ExcelJsRenderer } from "../adapters/xlsx/index.ts";
 import type { Config } from "../config.ts";
 import { AppError } from "../domain/errors.ts";
-import type { FinancialsStore } from "../domain/financials/fields.ts";
+import type { FinancialsStore, ResearchStores } from "../domain/financials/ports.ts";
 import type { LakehouseCatalogStore, LakehousePort } from "../domain/lakehouse/ports.ts";
 import { NewsService } from "../domain/news/service.ts";
 import type { ControlPlaneStore } from "../domain/ports.ts";
@@ -49,6 +47,7 @@ import {
   openPubSub,
   openTimeSeries,
 } from "./engines.ts";
+import { openFinancialsService } from "./financials.ts";
 import { openTiering, startWorkers } from "./jobs.ts";
 import { openLakehouseService } from "./lakehouse.ts";
 import { openNewsPoller } from "./news.ts";
@@ -70,6 +69,8 @@ export interface Service {
   readonly store: ControlPlaneStore;
   /** Public SEC fundamentals: read by the routes, written by the sec-ingest pipeline. */
   readonly financials: FinancialsStore;
+  /** Transcripts, 8-K exhibits and topics (tests ingest into them). */
+  readonly research: ResearchStores;
   readonly engines: ProvisioningEngines;
   /** Test-only provisioning fault hooks (inert unless CAIRN_TEST_FAULTS). */
   readonly faults: FaultInjector;
@@ -171,6 +172,7 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     logger,
   });
   const mailer = openMailer(config, logger);
+  const financialsArea = openFinancialsService({ store: financials.store, sql: store.sql, mailer });
 
   const { editorStore, editorMerger, editor, collabAuthorizer, collabRooms, collabRevocations } = openEditor({
     config,
@@ -215,12 +217,8 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     user: new UserService({ keys: store, keyCache: auth, usage }),
     tenants: new TenantsService({ admin: tenantAdmin, store }),
     lakehouse: openLakehouseService({ store, queue, gateway: lakehouse, catalogs: lakehouseCatalogs, secretBox }),
-    financials: financials.store,
-    revenueSegments: financials.store,
-    research: openResearchStores(store.sql),
+    financials: financialsArea.service,
     news: new NewsService({ store: news, stream: newsStreamGate }),
-    spreadsheets: new ExcelJsRenderer(),
-    mailer,
     rtdb: new RtdbService({ tables: tiering.realtimeTables, tiering: tiering.view }),
     editor,
     documents,
@@ -274,6 +272,7 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     deps,
     store,
     financials: financials.store,
+    research: financialsArea.research,
     engines,
     faults,
     lakehouseCatalogs,

@@ -3,11 +3,8 @@ import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import type { DocumentService } from "../domain/documents/service.ts";
 import type { EditorService } from "../domain/editor/index.ts";
-import type { SpreadsheetRenderer } from "../domain/financials/exports/index.ts";
-import type { FinancialsReader, RevenueSegmentsReader } from "../domain/financials/fields.ts";
-import type { ResearchStores } from "../domain/financials/research.ts";
+import type { FinancialsService } from "../domain/financials/service.ts";
 import type { LakehouseService } from "../domain/lakehouse/service.ts";
-import type { Mailer } from "../domain/mail.ts";
 import type { NewsService } from "../domain/news/service.ts";
 import type { ControlPlaneStore, CounterStore, JobQueue, PubSub } from "../domain/ports.ts";
 import type { RtdbService } from "../domain/rtdb/service.ts";
@@ -37,18 +34,10 @@ export interface AppDeps {
   tenants: TenantsService;
   /** Lakehouse catalogs, sync targets and runs, and the gateway's health (/v1/admin/lakehouse*). */
   lakehouse: LakehouseService;
-  /** Renders export workbooks (.xlsx). */
-  spreadsheets: SpreadsheetRenderer;
-  /** Null when no SMTP server is configured (CAIRN_SMTP_URL): e-mail sharing answers 503. */
-  mailer: Mailer | null;
   /** News articles by id and as history, and the opening of the live stream (spec 4.4, 4.5). */
   news: NewsService;
-  /** Transcripts, 8-K exhibits and topics (SQL in the control-plane database). */
-  research: ResearchStores;
-  /** Public SEC fundamentals (statements, ratios, company facts), ingested by pipelines/financials/sec. */
-  financials: FinancialsReader;
-  /** Revenue by segment from XBRL instances (same store as `financials`). */
-  revenueSegments: RevenueSegmentsReader;
+  /** Financial data, research, exports and e-mail sharing (spec 4.4). */
+  financials: FinancialsService;
   /** Real-time tables (spec 2.9, 4.8) in the tenant's time-series namespace, and what is tiered. */
   rtdb: RtdbService;
   /** Collaborative editor documents (spec 2.12, 4.7): REST, webhook and the rooms' persistence. */

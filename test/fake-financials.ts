@@ -4,13 +4,13 @@
  */
 import {
   type CompanyFacts,
-  type FinancialsReader,
   type IncomeStatementRecord,
   RATIO_FIELDS,
   type RatioField,
   type RatioRecord,
   type StatementQuery,
 } from "../domain/financials/fields.ts";
+import type { FinancialsReader } from "../domain/financials/ports.ts";
 
 export function company(cik: string, name: string, ticker: string): CompanyFacts {
   return {

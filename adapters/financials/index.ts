@@ -1,2 +1,2 @@
-export { FINANCIALS_MIGRATIONS, INCOME_COLUMNS, RATIO_COLUMNS } from "./migrations.ts";
+export { FINANCIALS_MIGRATIONS } from "./migrations.ts";
 export { SqlFinancialsStore } from "./store.ts";

@@ -2,66 +2,12 @@
  * Schema of the public financial data (global, not per tenant): companies, filings, raw
  * XBRL facts, standardised income statements, materialised ratios, the latest value per
  * concept, and revenue segments. Ids are namespaced "fin:". The ratio and income columns
- * are the spec's field lists (2.13, 2.14), spelled out so the migration never changes.
+ * are the domain's field lists (spec 2.13, 2.14). A shipped migration must never change,
+ * so migrations.test.ts pins the SHA-256 of the generated SQL: a list edit that would
+ * alter this migration fails there and belongs in a new migration instead.
  */
+import { INCOME_FIELDS, RATIO_FIELDS } from "../../domain/financials/fields.ts";
 import type { Migration } from "../../domain/ports.ts";
-
-export const INCOME_COLUMNS = [
-  "revenue",
-  "cost_of_revenue",
-  "gross_profit",
-  "operating_expense",
-  "research_and_development",
-  "selling_general_and_administrative_expenses",
-  "operating_income",
-  "ebit",
-  "net_income",
-  "earnings_per_share",
-  "earnings_per_share_diluted",
-  "weighted_average_shares",
-  "weighted_average_shares_diluted",
-] as const;
-
-export const RATIO_COLUMNS = [
-  "gross_margin",
-  "operating_margin",
-  "net_margin",
-  "return_on_equity",
-  "return_on_assets",
-  "return_on_invested_capital",
-  "asset_turnover",
-  "inventory_turnover",
-  "receivables_turnover",
-  "days_sales_outstanding",
-  "operating_cycle",
-  "working_capital_turnover",
-  "current_ratio",
-  "quick_ratio",
-  "cash_ratio",
-  "operating_cash_flow_ratio",
-  "debt_to_equity",
-  "debt_to_assets",
-  "interest_coverage",
-  "revenue_growth",
-  "earnings_growth",
-  "book_value_growth",
-  "earnings_per_share_growth",
-  "free_cash_flow_growth",
-  "operating_income_growth",
-  "ebitda_growth",
-  "payout_ratio",
-  "earnings_per_share",
-  "book_value_per_share",
-  "free_cash_flow_per_share",
-  "enterprise_value",
-  "price_to_earnings_ratio",
-  "price_to_book_ratio",
-  "price_to_sales_ratio",
-  "enterprise_value_to_ebitda_ratio",
-  "enterprise_value_to_revenue_ratio",
-  "free_cash_flow_yield",
-  "peg_ratio",
-] as const;
 
 const schema = (num: string, bool: string) => `
   CREATE TABLE fin_companies (
@@ -126,7 +72,7 @@ const schema = (num: string, bool: string) => `
     period_start TEXT NOT NULL,
     report_period TEXT NOT NULL,
     accession_number TEXT NOT NULL,
-    ${INCOME_COLUMNS.map((c) => `${c} ${num}`).join(",\n    ")},
+    ${INCOME_FIELDS.map((c) => `${c} ${num}`).join(",\n    ")},
     provenance TEXT NOT NULL,
     PRIMARY KEY (cik, fiscal_year, fiscal_period_code)
   );
@@ -141,7 +87,7 @@ const schema = (num: string, bool: string) => `
     report_period TEXT NOT NULL,
     market_cap_is_trailing ${bool},
     accession_number TEXT NOT NULL,
-    ${RATIO_COLUMNS.map((c) => `${c} ${num}`).join(",\n    ")},
+    ${RATIO_FIELDS.map((c) => `${c} ${num}`).join(",\n    ")},
     provenance TEXT NOT NULL,
     PRIMARY KEY (cik, fiscal_year, fiscal_period)
   );

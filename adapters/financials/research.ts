@@ -1,4 +1,4 @@
-import type { ResearchStores } from "../../domain/financials/research.ts";
+import type { ResearchStores } from "../../domain/financials/ports.ts";
 import type { SqlClient } from "../../domain/ports.ts";
 import { SqlFilingStore } from "./filings.ts";
 import { SqlTopicStore } from "./topics.ts";

@@ -4,26 +4,27 @@
  * indexed range scan. Writes replace a company's rows in one transaction and yield to the
  * event loop between insert batches, so a long ingest never stalls request handling.
  */
-import type {
-  CompanyFacts,
-  CompanyFactsBundle,
-  CompanyProfile,
-  FilingRow,
-  FinancialsStore,
-  IncomeStatementRecord,
-  RatioRecord,
-  RevenueSegmentRecord,
-  StatementQuery,
-  StoredFact,
-  StoredSegment,
+import {
+  type CompanyFacts,
+  type CompanyFactsBundle,
+  type CompanyProfile,
+  type FilingRow,
+  INCOME_FIELDS,
+  type IncomeStatementRecord,
+  RATIO_FIELDS,
+  type RatioRecord,
+  type RevenueSegmentRecord,
+  type StatementQuery,
+  type StoredFact,
+  type StoredSegment,
 } from "../../domain/financials/fields.ts";
+import type { FinancialsStore } from "../../domain/financials/ports.ts";
 import type { SqlClient, SqlParam } from "../../domain/ports.ts";
-import { INCOME_COLUMNS, RATIO_COLUMNS } from "./migrations.ts";
 import { BATCH_ROWS, bool, filterSql, insertRows, num, type Row, str, yieldToLoop } from "./rows.ts";
 import { readRevenueSegments, writeSegments } from "./segments.ts";
 
-const INCOME_SELECT = `SELECT cik, ticker, fiscal_period_code, period_type, report_period, fiscal_year, accession_number, ${INCOME_COLUMNS.join(", ")} FROM fin_income WHERE cik = ?`;
-const RATIO_SELECT = `SELECT cik, ticker, fiscal_period, period, currency, report_period, fiscal_year, market_cap_is_trailing, accession_number, ${RATIO_COLUMNS.join(", ")} FROM fin_ratios WHERE cik = ?`;
+const INCOME_SELECT = `SELECT cik, ticker, fiscal_period_code, period_type, report_period, fiscal_year, accession_number, ${INCOME_FIELDS.join(", ")} FROM fin_income WHERE cik = ?`;
+const RATIO_SELECT = `SELECT cik, ticker, fiscal_period, period, currency, report_period, fiscal_year, market_cap_is_trailing, accession_number, ${RATIO_FIELDS.join(", ")} FROM fin_ratios WHERE cik = ?`;
 
 export class SqlFinancialsStore implements FinancialsStore {
   private changes = 0;
@@ -61,7 +62,7 @@ export class SqlFinancialsStore implements FinancialsStore {
         fiscal_year: num(r.fiscal_year),
         accession_number: String(r.accession_number),
       } as IncomeStatementRecord;
-      for (const c of INCOME_COLUMNS) rec[c] = num(r[c]);
+      for (const c of INCOME_FIELDS) rec[c] = num(r[c]);
       return rec;
     });
   }
@@ -84,7 +85,7 @@ export class SqlFinancialsStore implements FinancialsStore {
         market_cap_is_trailing: bool(r.market_cap_is_trailing),
         accession_number: String(r.accession_number),
       } as RatioRecord;
-      for (const c of RATIO_COLUMNS) rec[c] = num(r[c]);
+      for (const c of RATIO_FIELDS) rec[c] = num(r[c]);
       return rec;
     });
   }
@@ -262,7 +263,7 @@ export class SqlFinancialsStore implements FinancialsStore {
             "period_start",
             "report_period",
             "accession_number",
-            ...INCOME_COLUMNS,
+            ...INCOME_FIELDS,
             "provenance",
           ],
           b.income.map(({ record: r, period_start, provenance }) => [
@@ -274,7 +275,7 @@ export class SqlFinancialsStore implements FinancialsStore {
             period_start,
             r.report_period,
             r.accession_number,
-            ...INCOME_COLUMNS.map((c) => r[c]),
+            ...INCOME_FIELDS.map((c) => r[c]),
             JSON.stringify(provenance),
           ]),
         );
@@ -291,7 +292,7 @@ export class SqlFinancialsStore implements FinancialsStore {
             "report_period",
             "market_cap_is_trailing",
             "accession_number",
-            ...RATIO_COLUMNS,
+            ...RATIO_FIELDS,
             "provenance",
           ],
           b.ratios.map(({ record: r, provenance }) => [
@@ -304,7 +305,7 @@ export class SqlFinancialsStore implements FinancialsStore {
             r.report_period,
             r.market_cap_is_trailing,
             r.accession_number,
-            ...RATIO_COLUMNS.map((c) => r[c]),
+            ...RATIO_FIELDS.map((c) => r[c]),
             JSON.stringify(provenance),
           ]),
         );

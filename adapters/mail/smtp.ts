@@ -6,7 +6,7 @@
 import nodemailer from "nodemailer";
 import type { NodemailerError } from "nodemailer/lib/errors";
 import { AppError } from "../../domain/errors.ts";
-import type { Mailer, OutgoingMail, SentMail } from "../../domain/mail.ts";
+import type { Mailer, OutgoingMail, SentMail } from "../../domain/financials/ports.ts";
 
 export interface SmtpMailerOptions {
   /** smtp://[user:pass@]host:port (STARTTLS when offered) or smtps:// (TLS from the start). */

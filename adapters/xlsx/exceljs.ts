@@ -4,13 +4,8 @@
  * only their display changes; nulls are left as truly empty cells.
  */
 import ExcelJS from "exceljs";
-import type {
-  Cell,
-  CellFormat,
-  SheetSpec,
-  SpreadsheetRenderer,
-  WorkbookSpec,
-} from "../../domain/financials/exports/index.ts";
+import type { Cell, CellFormat, SheetSpec, WorkbookSpec } from "../../domain/financials/exports/index.ts";
+import type { SpreadsheetRenderer } from "../../domain/financials/ports.ts";
 
 export const XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 

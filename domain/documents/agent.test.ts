@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { FinancialsReader } from "../financials/fields.ts";
+import type { FinancialsReader } from "../financials/ports.ts";
 import type { ChatModel, ChatRequest } from "../llm.ts";
 import { answerQuestion, bestQuote, citedRefs, MAX_AGENT_STEPS } from "./agent.ts";
 import type { SearchHit } from "./types.ts";

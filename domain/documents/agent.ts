@@ -7,7 +7,8 @@
  * them as [S1], and the citations list the passages the answer cites.
  */
 import { z } from "zod";
-import { type FinancialsReader, normalizeCik } from "../financials/fields.ts";
+import { normalizeCik } from "../financials/fields.ts";
+import type { FinancialsReader } from "../financials/ports.ts";
 import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from "../llm.ts";
 import { DOC_TYPES, type SearchFilters, type SearchHit } from "./types.ts";
 

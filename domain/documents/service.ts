@@ -15,7 +15,7 @@
  * adapters; uploads are bounded per instance by an UploadGate.
  */
 import { AppError } from "../errors.ts";
-import type { FinancialsReader } from "../financials/fields.ts";
+import type { FinancialsReader } from "../financials/ports.ts";
 import type { ChatModel } from "../llm.ts";
 import type { TenantRef } from "../tenants/namespaces.ts";
 import { documentIndexName } from "../tenants/namespaces.ts";

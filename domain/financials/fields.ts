@@ -1,37 +1,11 @@
 /**
  * Fundamentals as served (spec 2.13, 2.14): standardised statements and ratios derived
- * from SEC XBRL by our own pipeline (pipelines/financials/sec). The read port below is what
- * routes, exports and MCP tools use; adapters implement it over SQL (SQLite and Postgres).
+ * from SEC XBRL by our own pipeline (pipelines/financials/sec). The record shapes here are
+ * what the read and write ports (ports.ts) carry; adapters implement those over SQL.
  */
 
 export const PERIODS = ["FY", "Q1", "Q2", "Q3", "Q4"] as const;
 export type FiscalPeriod = (typeof PERIODS)[number];
-
-/** Element of GET /v1/financials/{cik}/income (spec 2.14). */
-export interface IncomeStatementRecord {
-  cik: string | null;
-  ticker: string | null;
-  /** FY, Q1..Q4 */
-  fiscal_period_code: string | null;
-  /** "annual" or "quarterly" */
-  period_type: string | null;
-  report_period: string | null;
-  fiscal_year: number | null;
-  accession_number: string;
-  revenue: number | null;
-  cost_of_revenue: number | null;
-  gross_profit: number | null;
-  operating_expense: number | null;
-  research_and_development: number | null;
-  selling_general_and_administrative_expenses: number | null;
-  operating_income: number | null;
-  ebit: number | null;
-  net_income: number | null;
-  earnings_per_share: number | null;
-  earnings_per_share_diluted: number | null;
-  weighted_average_shares: number | null;
-  weighted_average_shares_diluted: number | null;
-}
 
 /** The numeric fields of an income statement record (spec 2.14), in the spec's order. */
 export const INCOME_FIELDS = [
@@ -48,9 +22,27 @@ export const INCOME_FIELDS = [
   "earnings_per_share_diluted",
   "weighted_average_shares",
   "weighted_average_shares_diluted",
-] as const satisfies readonly (keyof IncomeStatementRecord)[];
+] as const;
 export type IncomeField = (typeof INCOME_FIELDS)[number];
 
+/** Element of GET /v1/financials/{cik}/income (spec 2.14). */
+export type IncomeStatementRecord = {
+  cik: string | null;
+  ticker: string | null;
+  /** FY, Q1..Q4 */
+  fiscal_period_code: string | null;
+  /** "annual" or "quarterly" */
+  period_type: string | null;
+  report_period: string | null;
+  fiscal_year: number | null;
+  accession_number: string;
+} & Record<IncomeField, number | null>;
+
+/**
+ * The ratio fields (spec 2.13), in the spec's order. This list and INCOME_FIELDS are the
+ * one definition: the record types, the response schemas, the export sheets and the SQL
+ * columns (adapters/financials/migrations.ts) are all derived from them.
+ */
 export const RATIO_FIELDS = [
   "gross_margin",
   "operating_margin",
@@ -160,27 +152,10 @@ export interface RevenueSegmentRecord {
   segments: RevenueSegment[];
 }
 
-/** Revenue segments (kept apart from FinancialsReader, whose consumers do not need them). */
-export interface RevenueSegmentsReader {
-  /** Newest periods first; `limit` counts periods (each may give one record per axis). */
-  revenueSegments(cik: string, q: StatementQuery): Promise<RevenueSegmentRecord[]>;
-}
-
 export interface StatementQuery {
   fiscal_year?: number;
   period?: FiscalPeriod;
   limit: number;
-}
-
-export interface FinancialsReader {
-  /** Newest first. */
-  income(cik: string, q: StatementQuery): Promise<IncomeStatementRecord[]>;
-  ratios(cik: string, q: StatementQuery): Promise<RatioRecord[]>;
-  company(cik: string): Promise<CompanyFacts | null>;
-  /** Every CIK with ingested data. */
-  listCiks(): Promise<string[]>;
-  /** A counter that changes whenever this process writes financial data (lets readers cache). */
-  generation?(): number;
 }
 
 /** CIKs are accepted with or without leading zeros; stored as 10-digit strings. */
@@ -244,22 +219,3 @@ export interface CompanyFactsBundle {
   income: { record: IncomeStatementRecord; period_start: string; provenance: unknown }[];
   ratios: { record: RatioRecord; provenance: unknown }[];
 }
-
-export interface FinancialsWriter {
-  /** The fingerprint stored for a (cik, source), or null when never ingested. */
-  sourceFingerprint(cik: string, source: string): Promise<string | null>;
-  /** Creates or updates a company; null fields leave stored values as they are. */
-  upsertCompany(profile: CompanyProfile): Promise<void>;
-  /** Inserts filings, updating known ones (richer sources fill what poorer ones left null). */
-  upsertFilings(cik: string, rows: FilingRow[]): Promise<void>;
-  /** A filing of the company with this form and report date, if known. */
-  findFiling(cik: string, form: string, reportDate: string): Promise<string | null>;
-  /** Replaces a company's facts, statements and ratios in one transaction. */
-  replaceCompanyFacts(bundle: CompanyFactsBundle): Promise<void>;
-  /** Replaces the segment rows that came from one source document. */
-  replaceSegments(cik: string, source: string, fingerprint: string, rows: StoredSegment[]): Promise<void>;
-  /** Records a source's fingerprint (for sources whose rows were written by other calls). */
-  setFingerprint(cik: string, source: string, fingerprint: string): Promise<void>;
-}
-
-export type FinancialsStore = FinancialsReader & RevenueSegmentsReader & FinancialsWriter;

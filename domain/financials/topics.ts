@@ -94,3 +94,10 @@ export interface TopicStore {
   /** Companies whose documents in the topic's recent window mention it, most documents first. */
   emergingCompanies(e: EmergingTopic, limit: number): Promise<EmergingTopicCompany[]>;
 }
+
+/** The default window start of extracted topics: the same calendar day three years back (UTC). */
+export function threeYearsBefore(now: Date): string {
+  const d = new Date(Date.UTC(now.getUTCFullYear() - 3, now.getUTCMonth(), now.getUTCDate()));
+  // 29 February three years back does not exist: Date rolls to 1 March, which is the intent.
+  return d.toISOString().slice(0, 10);
+}

@@ -5,12 +5,12 @@ import { migrate } from "../../adapters/sql/index.ts";
 import {
   type CompanyFactsBundle,
   type CompanyProfile,
-  type FinancialsStore,
   type IncomeStatementRecord,
   RATIO_FIELDS,
   type RatioRecord,
   type StoredSegment,
 } from "../../domain/financials/fields.ts";
+import type { FinancialsStore } from "../../domain/financials/ports.ts";
 import type { SqlClient } from "../../domain/ports.ts";
 
 const CIK = "0000000042";

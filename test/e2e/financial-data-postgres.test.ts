@@ -26,7 +26,7 @@ if (pg && sec && transcripts && root) {
       db = await freshPostgresDatabase(pg);
       svc = await startTestService({ DATABASE_URL: db.url });
       await ingestSecDirectory(sec, svc.service.financials);
-      const research = svc.service.deps.research;
+      const research = svc.service.research;
       await ingestTranscriptsDirectory(research, transcripts);
       await ingestFilingsDirectory(research, `${sec}/8k`);
       await buildTopics(research, { dataDir: root });

@@ -1,20 +1,13 @@
 /**
- * Builds the export workbooks from validated requests. Shared by the download routes and
- * the e-mail share route, so an attachment is byte-for-byte what the download would give.
+ * Builds the export workbooks as files from validated requests. Shared by the download
+ * endpoints and e-mail sharing, so an attachment is byte-for-byte what the download gives.
  */
-import { AppError } from "../../../../domain/errors.ts";
-import {
-  buildCompsWorkbook,
-  buildFinancialsWorkbook,
-  type CompsPeriod,
-  compsFileName,
-  type FinancialsSelection,
-  financialsFileName,
-  loadComps,
-  loadFinancialsExport,
-} from "../../../../domain/financials/exports/index.ts";
-import { type FiscalPeriod, normalizeCik } from "../../../../domain/financials/fields.ts";
-import type { AppDeps } from "../../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { type FiscalPeriod, normalizeCik } from "../fields.ts";
+import type { FinancialsReader, SpreadsheetRenderer } from "../ports.ts";
+import { buildCompsWorkbook, type CompsPeriod, compsFileName } from "./comps-workbook.ts";
+import { buildFinancialsWorkbook, financialsFileName } from "./financials-workbook.ts";
+import { type FinancialsSelection, loadComps, loadFinancialsExport } from "./load.ts";
 
 export interface BuiltFile {
   filename: string;
@@ -22,7 +15,23 @@ export interface BuiltFile {
   bytes: Uint8Array<ArrayBuffer>;
 }
 
-type ExportDeps = Pick<AppDeps, "financials" | "spreadsheets">;
+export interface ExportSources {
+  statements: FinancialsReader;
+  spreadsheets: SpreadsheetRenderer;
+}
+
+export interface FinancialsFileQuery {
+  period?: FiscalPeriod | undefined;
+  fiscal_year?: number | undefined;
+  limit: number;
+}
+
+export interface CompsFileQuery {
+  ciks: string[];
+  metrics: string[];
+  period: CompsPeriod;
+  fiscal_year?: number | undefined;
+}
 
 function cikOf(raw: string): string {
   const cik = normalizeCik(raw);
@@ -31,18 +40,14 @@ function cikOf(raw: string): string {
   return cik;
 }
 
-export async function financialsFile(
-  deps: ExportDeps,
-  rawCik: string,
-  q: { period?: FiscalPeriod | undefined; fiscal_year?: number | undefined; limit: number },
-): Promise<BuiltFile> {
+export async function financialsFile(src: ExportSources, rawCik: string, q: FinancialsFileQuery): Promise<BuiltFile> {
   const cik = cikOf(rawCik);
   const sel: FinancialsSelection = { limit: q.limit };
   if (q.period) sel.period = q.period;
   if (q.fiscal_year !== undefined) sel.fiscal_year = q.fiscal_year;
-  const data = await loadFinancialsExport(deps.financials, cik, sel);
+  const data = await loadFinancialsExport(src.statements, cik, sel);
   if (!data) throw new AppError("not_found", `No company with CIK ${cik}`);
-  const r = deps.spreadsheets;
+  const r = src.spreadsheets;
   return {
     filename: financialsFileName(data.company, data.generatedAt, r.extension),
     contentType: r.contentType,
@@ -50,12 +55,9 @@ export async function financialsFile(
   };
 }
 
-export async function compsFile(
-  deps: ExportDeps,
-  q: { ciks: string[]; metrics: string[]; period: CompsPeriod; fiscal_year?: number | undefined },
-): Promise<BuiltFile> {
+export async function compsFile(src: ExportSources, q: CompsFileQuery): Promise<BuiltFile> {
   const ciks = q.ciks.map(cikOf);
-  const { companies, unknown } = await loadComps(deps.financials, ciks, q.period, q.fiscal_year);
+  const { companies, unknown } = await loadComps(src.statements, ciks, q.period, q.fiscal_year);
   if (unknown.length > 0) throw new AppError("not_found", `Unknown CIKs: ${unknown.join(", ")}`);
   const at = new Date();
   const spec = buildCompsWorkbook({
@@ -65,15 +67,10 @@ export async function compsFile(
     ...(q.fiscal_year !== undefined ? { fiscalYear: q.fiscal_year } : {}),
     generatedAt: at,
   });
-  const r = deps.spreadsheets;
+  const r = src.spreadsheets;
   return {
     filename: compsFileName(q.period, q.fiscal_year, at, r.extension),
     contentType: r.contentType,
     bytes: await r.render(spec),
   };
-}
-
-/** `attachment; filename="..."` — our file names are ASCII by construction (safeFileStem). */
-export function attachmentHeader(filename: string): string {
-  return `attachment; filename="${filename}"`;
 }

@@ -22,4 +22,4 @@ export {
   RATIO_METRICS,
   resolveMetric,
 } from "./metrics.ts";
-export type { Cell, CellFormat, SheetSpec, SpreadsheetRenderer, WorkbookSpec } from "./workbook.ts";
+export type { Cell, CellFormat, SheetSpec, WorkbookSpec } from "./workbook.ts";

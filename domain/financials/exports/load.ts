@@ -5,13 +5,13 @@
  */
 import {
   type CompanyFacts,
-  type FinancialsReader,
   type FiscalPeriod,
   type IncomeStatementRecord,
   PERIODS,
   type RatioRecord,
   type StatementQuery,
 } from "../fields.ts";
+import type { FinancialsReader } from "../ports.ts";
 import type { CompsCompany, CompsPeriod } from "./comps-workbook.ts";
 import type { FinancialsExportData } from "./financials-workbook.ts";
 

@@ -39,13 +39,6 @@ export interface WorkbookSpec {
   sheets: SheetSpec[];
 }
 
-/** The port the HTTP layer renders through; main.ts wires the xlsx adapter. */
-export interface SpreadsheetRenderer {
-  readonly contentType: string;
-  readonly extension: string;
-  render(spec: WorkbookSpec): Promise<Uint8Array<ArrayBuffer>>;
-}
-
 export const text = (value: string | null, extra: Omit<Cell, "value" | "format"> = {}): Cell => ({
   value,
   format: "text",

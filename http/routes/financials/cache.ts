@@ -80,3 +80,24 @@ export class ResponseCache {
     this.bytes -= e.body.byteLength;
   }
 }
+
+/**
+ * Serves `load()` as JSON through a response cache. The caller's key is the resource and
+ * the validated query (normalised CIK, defaults applied), never anything tenant-specific:
+ * the data is the same for every caller.
+ */
+export type CachedJson = (key: string, load: () => Promise<unknown>) => Promise<never>;
+
+export function cachedJson(cache: ResponseCache): CachedJson {
+  return async (key, load) => {
+    let body = cache.get(key);
+    if (body === null) {
+      const gen = cache.currentGeneration();
+      body = new TextEncoder().encode(JSON.stringify(await load()));
+      cache.set(key, body, gen);
+    }
+    // Already-serialised JSON of the route's 200 schema; OpenAPIHono types JSON bodies only
+    // through c.json, which would encode it again.
+    return new Response(body, { status: 200, headers: { "content-type": "application/json" } }) as never;
+  };
+}

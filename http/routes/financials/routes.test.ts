@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RATIO_FIELDS } from "../../../domain/financials/fields.ts";
+import { INCOME_FIELDS, RATIO_FIELDS } from "../../../domain/financials/fields.ts";
 import { ingestSecDirectory } from "../../../pipelines/financials/sec/index.ts";
 import { startTestService, type TestService } from "../../../test/harness.ts";
 import { FIXTURE_CIK, writeSecFixture } from "../../../test/sec-fixture.ts";
@@ -35,19 +35,7 @@ const INCOME_KEYS = [
   "report_period",
   "fiscal_year",
   "accession_number",
-  "revenue",
-  "cost_of_revenue",
-  "gross_profit",
-  "operating_expense",
-  "research_and_development",
-  "selling_general_and_administrative_expenses",
-  "operating_income",
-  "ebit",
-  "net_income",
-  "earnings_per_share",
-  "earnings_per_share_diluted",
-  "weighted_average_shares",
-  "weighted_average_shares_diluted",
+  ...INCOME_FIELDS,
 ];
 
 describe("GET /v1/financials/{cik}/income", () => {

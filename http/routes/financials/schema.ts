@@ -1,6 +1,12 @@
 /** Request and response schemas of the financial data routes (spec 2.13, 2.14, 4.4, 8.2). */
 import { z } from "@hono/zod-openapi";
-import { PERIODS, RATIO_FIELDS, type RatioField } from "../../../domain/financials/fields.ts";
+import {
+  INCOME_FIELDS,
+  type IncomeField,
+  PERIODS,
+  RATIO_FIELDS,
+  type RatioField,
+} from "../../../domain/financials/fields.ts";
 
 export const CikParam = z.object({
   cik: z
@@ -23,6 +29,11 @@ export const StatementQuery = z.object({
 const date = (description: string) => z.string().nullable().openapi({ format: "date", description });
 const num = () => z.number().nullable();
 
+const incomeNumbers = Object.fromEntries(INCOME_FIELDS.map((f) => [f, num()])) as Record<
+  IncomeField,
+  ReturnType<typeof num>
+>;
+
 export const IncomeStatement = z
   .object({
     cik: z.string().nullable(),
@@ -32,19 +43,7 @@ export const IncomeStatement = z
     report_period: date("Last day of the period"),
     fiscal_year: z.number().int().nullable(),
     accession_number: z.string().openapi({ description: "The reference filing (the 10-K for a derived Q4)" }),
-    revenue: num(),
-    cost_of_revenue: num(),
-    gross_profit: num(),
-    operating_expense: num(),
-    research_and_development: num(),
-    selling_general_and_administrative_expenses: num(),
-    operating_income: num(),
-    ebit: num(),
-    net_income: num(),
-    earnings_per_share: num(),
-    earnings_per_share_diluted: num(),
-    weighted_average_shares: num(),
-    weighted_average_shares_diluted: num(),
+    ...incomeNumbers,
   })
   .openapi("IncomeStatement");
 

@@ -12,7 +12,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import type { Logger } from "pino";
-import type { FinancialsStore } from "../../../domain/financials/fields.ts";
+import type { FinancialsStore } from "../../../domain/financials/ports.ts";
 import { parseFlatFacts, parseInstance } from "../../../domain/financials/sec/index.ts";
 import {
   type IngestContext,

@@ -6,7 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
-import type { CompanyProfile, FilingRow, FinancialsStore, StoredSegment } from "../../../domain/financials/fields.ts";
+import type { CompanyProfile, FilingRow, StoredSegment } from "../../../domain/financials/fields.ts";
+import type { FinancialsStore } from "../../../domain/financials/ports.ts";
 import {
   classifyDuration,
   deriveCompany,

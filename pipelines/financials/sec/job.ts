@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import { z } from "zod";
-import type { FinancialsStore } from "../../../domain/financials/fields.ts";
+import type { FinancialsStore } from "../../../domain/financials/ports.ts";
 import type { JobHandler, JsonValue } from "../../../domain/ports.ts";
 import type { SecClient } from "./client.ts";
 import { ingestSecDirectory } from "./directory.ts";

@@ -4,7 +4,8 @@
  * not fetched again (its companyfacts, several MB, can only change when it files).
  */
 import type { Logger } from "pino";
-import { type FinancialsStore, normalizeCik } from "../../../domain/financials/fields.ts";
+import { normalizeCik } from "../../../domain/financials/fields.ts";
+import type { FinancialsStore } from "../../../domain/financials/ports.ts";
 import type { SecClient } from "./client.ts";
 import type { IngestReport } from "./directory.ts";
 import { type IngestContext, ingestCompanyFacts, ingestSubmissions, sha256, yieldToLoop } from "./ingest.ts";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openResearchStores, RESEARCH_MIGRATIONS } from "../../../adapters/financials/research.ts";
 import { migrate, PostgresClient, SqliteClient } from "../../../adapters/sql/index.ts";
-import type { ResearchStores } from "../../../domain/financials/research.ts";
+import type { ResearchStores } from "../../../domain/financials/ports.ts";
 import type { SqlClient } from "../../../domain/ports.ts";
 import { engineUrl, freshPostgresDatabase } from "../../../test/engines.ts";
 import { sharedData } from "../../../test/shared-data.ts";

@@ -4,7 +4,7 @@
  * TopicStore.replaceCorpus) and recomputes the emerging topics. Deterministic for a
  * given corpus, so re-running it changes nothing but timestamps.
  */
-import type { ResearchStores } from "../../../domain/financials/research.ts";
+import type { ResearchStores } from "../../../domain/financials/ports.ts";
 import type {
   DateBasis,
   EmergingTopic,

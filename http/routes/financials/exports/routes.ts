@@ -3,22 +3,18 @@
  * GET /v1/export/financials/{cik}, POST /v1/export/comps, POST /v1/share/email.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { AppError } from "../../../../domain/errors.ts";
-import type { UserIdentity } from "../../../../domain/identity.ts";
-import type { MailAttachment } from "../../../../domain/mail.ts";
+import type { BuiltFile } from "../../../../domain/financials/exports/files.ts";
 import { type Guards, SECURITY } from "../../../auth/guards.ts";
 import type { AppEnv } from "../../../context.ts";
 import type { AppDeps } from "../../../deps.ts";
 import { AUTH_ERRORS, ErrorBody, json } from "../../../schemas.ts";
-import { attachmentHeader, type BuiltFile, compsFile, financialsFile } from "./build.ts";
-import {
-  CikParam,
-  CompsBody,
-  FinancialsExportQuery,
-  ShareEmailBody,
-  ShareEmailResult,
-  XlsxResponse,
-} from "./schema.ts";
+import { CikParam, CompsBody, FinancialsExportQuery, XlsxResponse } from "./schema.ts";
+import { registerShareRoutes } from "./share-routes.ts";
+
+/** `attachment; filename="..."` — our file names are ASCII by construction (safeFileStem). */
+export function attachmentHeader(filename: string): string {
+  return `attachment; filename="${filename}"`;
+}
 
 function download(file: BuiltFile): Response {
   return new Response(file.bytes, {
@@ -33,6 +29,7 @@ function download(file: BuiltFile): Response {
 }
 
 export function registerExportRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
+  const financials = deps.financials;
   app.openapi(
     createRoute({
       method: "get",
@@ -49,7 +46,7 @@ export function registerExportRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, gu
     }),
     async (c) => {
       const { cik } = c.req.valid("param");
-      return download(await financialsFile(deps, cik, c.req.valid("query")));
+      return download(await financials.financialsFile(cik, c.req.valid("query")));
     },
   );
 
@@ -65,57 +62,8 @@ export function registerExportRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, gu
       request: { body: { content: { "application/json": { schema: CompsBody } }, required: true } },
       responses: { 200: XlsxResponse, 404: json(ErrorBody, "Unknown CIKs (all listed)"), ...AUTH_ERRORS },
     }),
-    async (c) => download(await compsFile(deps, c.req.valid("json"))),
+    async (c) => download(await financials.compsFile(c.req.valid("json"))),
   );
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/v1/share/email",
-      tags: ["Exports"],
-      summary: "E-mail a message, optionally with an export workbook attached",
-      description:
-        "Sent from the installation's address (CAIRN_MAIL_FROM) with Reply-To set to the caller's e-mail. " +
-        "202 once the mail server accepted the message for at least one recipient.",
-      security: SECURITY.api_key,
-      middleware: guards.api_key,
-      request: { body: { content: { "application/json": { schema: ShareEmailBody } }, required: true } },
-      responses: {
-        202: json(ShareEmailResult, "Handed to the mail server"),
-        404: json(ErrorBody, "Unknown CIK in the attachment"),
-        503: json(ErrorBody, "No mail server configured, or it is unreachable"),
-        ...AUTH_ERRORS,
-      },
-    }),
-    async (c) => {
-      const body = c.req.valid("json");
-      const mailer = deps.mailer;
-      if (!mailer) throw new AppError("unavailable", "E-mail is not configured on this installation");
-      const { user } = c.get("identity") as UserIdentity;
-      let file: BuiltFile | null = null;
-      if (body.attachment?.kind === "financials")
-        file = await financialsFile(deps, body.attachment.cik, body.attachment);
-      if (body.attachment?.kind === "comps") file = await compsFile(deps, body.attachment);
-      const attachments: MailAttachment[] = file
-        ? [{ filename: file.filename, contentType: file.contentType, content: file.bytes }]
-        : [];
-      const sent = await mailer.send({
-        to: body.to,
-        replyTo: user.email,
-        subject: body.subject,
-        text: shareText(body.message, user, file?.filename ?? null),
-        attachments,
-      });
-      c.get("log").bind({ mail_message_id: sent.messageId });
-      return c.json({ message_id: sent.messageId, accepted: sent.accepted, rejected: sent.rejected }, 202);
-    },
-  );
-}
-
-/** The sender's words, then a footer saying who shared it and what is attached. */
-function shareText(message: string, user: UserIdentity["user"], filename: string | null): string {
-  const who = user.name ? `${user.name} <${user.email}>` : user.email;
-  const lines = [message, "", "--", `Shared by ${who} via Cairn.`];
-  if (filename) lines.push(`Attached: ${filename} (SEC EDGAR data; the filings used are listed in the workbook).`);
-  return `${lines.join("\n")}\n`;
+  registerShareRoutes(app, financials, guards);
 }

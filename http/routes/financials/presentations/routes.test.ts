@@ -34,7 +34,7 @@ describe.skipIf(!dir)("GET /v1/presentations/{accession_number}", () => {
   beforeAll(async () => {
     svc = await startTestService();
     key = await svc.apiKey("decks@example.com", "pro");
-    await ingestFilingsDirectory(svc.service.deps.research, dir ?? "");
+    await ingestFilingsDirectory(svc.service.research, dir ?? "");
     named = mkdtempSync(join(tmpdir(), "cairn-8k-"));
     copyFileSync(
       join(dir ?? "", "Buckle_8-K_2024-11-22.html"),
@@ -44,7 +44,7 @@ describe.skipIf(!dir)("GET /v1/presentations/{accession_number}", () => {
       join(dir ?? "", "Buckle_8-K_2024-11-22_EX-99.1.html"),
       join(named, `${BUCKLE_TEST_ACCESSION}_EX-99.1_bke20241122-8kexhibit.htm`),
     );
-    await ingestFilingsDirectory(svc.service.deps.research, named, {
+    await ingestFilingsDirectory(svc.service.research, named, {
       companyTickersPath: join(dir ?? "", "..", "company_tickers.json"),
     });
   });

@@ -1,6 +1,5 @@
 /** GET /v1/presentations/{accession_number} (spec 2.18): an 8-K's EX-99 exhibit as Markdown. */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { AppError } from "../../../../domain/errors.ts";
 import { type Guards, SECURITY } from "../../../auth/guards.ts";
 import type { AppEnv } from "../../../context.ts";
 import type { AppDeps } from "../../../deps.ts";
@@ -25,9 +24,7 @@ export function registerPresentationRoutes(app: OpenAPIHono<AppEnv>, deps: AppDe
     }),
     async (c) => {
       const { accession_number } = c.req.valid("param");
-      const p = await deps.research.filings.presentation(accession_number);
-      if (!p) throw new AppError("not_found", `No filing with accession number ${accession_number}`);
-      return c.json(p, 200);
+      return c.json(await deps.financials.presentation(accession_number), 200);
     },
   );
 }

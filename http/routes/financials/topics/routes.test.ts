@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { threeYearsBefore } from "../../../../domain/financials/topics.ts";
 import { ingestFilingsDirectory } from "../../../../pipelines/financials/filings/index.ts";
 import { buildTopics } from "../../../../pipelines/financials/topics/index.ts";
 import { ingestTranscriptsDirectory } from "../../../../pipelines/financials/transcripts/index.ts";
 import { startTestService, type TestService } from "../../../../test/harness.ts";
 import { sharedData } from "../../../../test/shared-data.ts";
-import { threeYearsBefore } from "./routes.ts";
 
 interface Topic {
   topic_name: string;
@@ -35,12 +35,12 @@ describe.skipIf(!root)("topic routes on the real corpus", () => {
   const topics = async (path: string) => (await (await get(path)).json()) as TopicsBody;
   const topicIds = async () =>
     svc.service.store.sql.all<{ id: number; name: string }>("SELECT id, name FROM topics ORDER BY name");
-  const build = () => buildTopics(svc.service.deps.research, { dataDir: data });
+  const build = () => buildTopics(svc.service.research, { dataDir: data });
 
   beforeAll(async () => {
     svc = await startTestService();
     key = await svc.apiKey("topics@example.com", "enterprise");
-    const stores = svc.service.deps.research;
+    const stores = svc.service.research;
     await ingestTranscriptsDirectory(stores, join(data, "transcripts"));
     await ingestFilingsDirectory(stores, join(data, "sec", "8k"));
     await build();

@@ -3,8 +3,6 @@
  * the current emerging topics (not in the spec) so that their ids can be discovered.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { AppError } from "../../../../domain/errors.ts";
-import { normalizeCik } from "../../../../domain/financials/fields.ts";
 import { type Guards, SECURITY } from "../../../auth/guards.ts";
 import type { AppEnv } from "../../../context.ts";
 import type { AppDeps } from "../../../deps.ts";
@@ -19,13 +17,6 @@ import {
   ExtractedTopicsResponse,
 } from "./schema.ts";
 
-/** The default window start: the same calendar day three years back (UTC). */
-export function threeYearsBefore(now: Date): string {
-  const d = new Date(Date.UTC(now.getUTCFullYear() - 3, now.getUTCMonth(), now.getUTCDate()));
-  // 29 February three years back does not exist: Date rolls to 1 March, which is the intent.
-  return d.toISOString().slice(0, 10);
-}
-
 export function registerTopicRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
   app.openapi(
     createRoute({
@@ -38,22 +29,7 @@ export function registerTopicRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, gua
       request: { params: CikParam, query: ExtractedTopicsQuery },
       responses: { 200: json(ExtractedTopicsResponse, "Topics, most documents first"), ...AUTH_ERRORS },
     }),
-    async (c) => {
-      const cik = normalizeCik(c.req.valid("param").cik) ?? "";
-      const q = c.req.valid("query");
-      const now = new Date();
-      const period = {
-        date_from: q.date_from ?? threeYearsBefore(now),
-        date_to: q.date_to ?? now.toISOString().slice(0, 10),
-      };
-      const topics = await deps.research.topics.extracted(cik, {
-        ...period,
-        source_type: q.source_type,
-        limit: q.limit,
-      });
-      const company_name = await deps.research.topics.companyName(cik);
-      return c.json({ cik, period, topics, company_name }, 200);
-    },
+    async (c) => c.json(await deps.financials.extractedTopics(c.req.valid("param").cik, c.req.valid("query")), 200),
   );
 
   app.openapi(
@@ -66,15 +42,7 @@ export function registerTopicRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, gua
       middleware: guards.api_key,
       responses: { 200: json(EmergingTopicList, "Emerging topics"), ...AUTH_ERRORS },
     }),
-    async (c) => {
-      const list = await deps.research.topics.listEmerging();
-      return c.json(
-        {
-          emerging_topics: list.map(({ topic, topic_id: _, ...e }) => ({ ...e, emerging_topic_name: topic })),
-        },
-        200,
-      );
-    },
+    async (c) => c.json({ emerging_topics: await deps.financials.emergingTopics() }, 200),
   );
 
   app.openapi(
@@ -92,12 +60,10 @@ export function registerTopicRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, gua
         ...AUTH_ERRORS,
       },
     }),
-    async (c) => {
-      const id = c.req.valid("param").emerging_topic_id;
-      const topic = await deps.research.topics.getEmerging(id);
-      if (!topic) throw new AppError("not_found", `No emerging topic with id ${id}`);
-      const companies = await deps.research.topics.emergingCompanies(topic, c.req.valid("query").limit);
-      return c.json({ emerging_topic_id: id, emerging_topic_name: topic.topic, companies }, 200);
-    },
+    async (c) =>
+      c.json(
+        await deps.financials.emergingCompanies(c.req.valid("param").emerging_topic_id, c.req.valid("query").limit),
+        200,
+      ),
   );
 }

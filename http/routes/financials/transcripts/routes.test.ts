@@ -40,7 +40,7 @@ describe.skipIf(!dir)("GET /v1/transcripts", () => {
   beforeAll(async () => {
     svc = await startTestService();
     key = await svc.apiKey("transcripts@example.com", "enterprise");
-    await ingestTranscriptsDirectory(svc.service.deps.research, dir ?? "");
+    await ingestTranscriptsDirectory(svc.service.research, dir ?? "");
   });
   afterAll(() => svc.close());
 
@@ -128,7 +128,7 @@ describe.skipIf(!dir)("GET /v1/transcripts", () => {
 
   test("re-ingesting changes nothing but indexed_at", async () => {
     const before = (await page("?limit=100")).transcripts;
-    const report = await ingestTranscriptsDirectory(svc.service.deps.research, dir ?? "");
+    const report = await ingestTranscriptsDirectory(svc.service.research, dir ?? "");
     expect(report).toMatchObject({ files: 16, inserted: 0, updated: 15, kept_existing: 1, skipped: [] });
     const after = (await page("?limit=100")).transcripts;
     const strip = (ts: Record<string, unknown>[]) => ts.map(({ indexed_at: _, ...t }) => t);

@@ -18,10 +18,6 @@ export function registerTranscriptRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps
       request: { query: TranscriptsQuery },
       responses: { 200: json(TranscriptPage, "A page of transcript summaries"), ...AUTH_ERRORS },
     }),
-    async (c) => {
-      const q = c.req.valid("query");
-      const page = await deps.research.transcripts.list(q);
-      return c.json({ total: page.total, limit: q.limit, offset: q.offset, transcripts: page.transcripts }, 200);
-    },
+    async (c) => c.json(await deps.financials.transcripts(c.req.valid("query")), 200),
   );
 }
