@@ -153,7 +153,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerDocumentRoutes(app, deps.documents, guards);
   registerBarrierRoutes(app, deps.documents.barriers, guards);
   registerRagRoutes(app, deps.documents, guards);
-  registerEditorRoutes(app, deps, guards);
+  registerEditorRoutes(app, deps.editor, guards);
   mountOpenApi(app);
   return app;
 }

@@ -9,7 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono/types";
 import { AppError } from "../domain/errors.ts";
 import type { AppEnv } from "./context.ts";
-import { MAX_DOC_BODY_BYTES, MAX_YJS_BODY_BYTES } from "./routes/editor/routes.ts";
+import { MAX_DOC_BODY_BYTES, MAX_YJS_BODY_BYTES } from "./routes/editor/common.ts";
 
 /** Every JSON route takes at most this much unless the table below says otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

@@ -19,7 +19,7 @@
 import * as decoding from "lib0/decoding";
 import * as awarenessProtocol from "y-protocols/awareness";
 import * as Y from "yjs";
-import type { UpdatedBy } from "../../domain/editor/ports.ts";
+import type { UpdatedBy } from "../../domain/editor/types.ts";
 import { Actor, type Reply } from "../actor.ts";
 import {
   awarenessBody,

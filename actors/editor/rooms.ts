@@ -10,7 +10,8 @@
  * every room before tearing it down.
  */
 import type * as Y from "yjs";
-import type { CollabPersistence, LiveRooms, UpdatedBy } from "../../domain/editor/ports.ts";
+import type { CollabPersistence, LiveRooms } from "../../domain/editor/ports.ts";
+import type { UpdatedBy } from "../../domain/editor/types.ts";
 import type { PubSub } from "../../domain/ports.ts";
 import { Registry } from "../registry.ts";
 import { CollabRoom } from "./room.ts";

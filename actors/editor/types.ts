@@ -1,5 +1,6 @@
 /** The contracts of a collaboration room: its peers (the socket layer), options and dependencies. */
-import type { CollabPersistence, UpdatedBy } from "../../domain/editor/ports.ts";
+import type { CollabPersistence } from "../../domain/editor/ports.ts";
+import type { UpdatedBy } from "../../domain/editor/types.ts";
 import type { PubSub } from "../../domain/ports.ts";
 
 /** One client's view of a room, implemented by the socket layer. */

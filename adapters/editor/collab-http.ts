@@ -6,13 +6,8 @@
  * authorisation through the `POST /v1/editor/hocuspocus/auth` webhook. Refusals come back
  * as AppError with the API's code, so sockets answer exactly as in-process.
  */
-import type {
-  CollabAuthorizer,
-  CollabGrant,
-  CollabPersistence,
-  EditorRole,
-  UpdatedBy,
-} from "../../domain/editor/ports.ts";
+import type { CollabAuthorizer, CollabGrant, CollabPersistence } from "../../domain/editor/ports.ts";
+import type { EditorRole, UpdatedBy } from "../../domain/editor/types.ts";
 import { AppError, type ErrorCode } from "../../domain/errors.ts";
 
 export interface HttpCollabOptions {

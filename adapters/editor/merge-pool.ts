@@ -4,8 +4,9 @@
  * ones go to an idle thread. The number in flight is bounded: past it a store is refused with
  * 503 (the collaboration server keeps the document in memory and retries).
  */
-import type { StateMerger } from "../../domain/editor/types.ts";
-import { type DocAst, mergeStates } from "../../domain/editor/ydoc.ts";
+import type { StateMerger } from "../../domain/editor/ports.ts";
+import type { DocAst } from "../../domain/editor/types.ts";
+import { mergeStates } from "../../domain/editor/ydoc.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import type { FromMergeWorker, ToMergeWorker } from "./merge-worker.ts";
 

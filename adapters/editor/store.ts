@@ -2,10 +2,12 @@
  * EditorDocumentStore over the SqlClient port (SQLite and Postgres alike). doc_ast is JSON
  * text, yjs_state bytes (BLOB / BYTEA), timestamps ISO-8601 text.
  */
+
+import type { EditorDocumentStore } from "../../domain/editor/ports.ts";
 import type {
+  DocAst,
   EditorDocumentMeta,
   EditorDocumentRow,
-  EditorDocumentStore,
   EditorMember,
   GeneralAccess,
   ListedDocument,
@@ -13,7 +15,6 @@ import type {
   MemberRole,
   NewEditorDocument,
 } from "../../domain/editor/types.ts";
-import type { DocAst } from "../../domain/editor/ydoc.ts";
 import type { SqlClient } from "../../domain/ports.ts";
 
 const META_COLS =

@@ -16,4 +16,4 @@ export { StoredDocRooms } from "./stored-rooms.ts";
 export { docAstToTextBlocks } from "./text.ts";
 export * from "./types.ts";
 export { type DocumentView, type MemberView, toView } from "./view.ts";
-export { applyDocAst, type DocAst, docAstOf, docAstOfState, docFromState, isYjsUpdate, mergeStates } from "./ydoc.ts";
+export { applyDocAst, docAstOf, docAstOfState, docFromState, isYjsUpdate, mergeStates } from "./ydoc.ts";

@@ -10,17 +10,19 @@
  * - The REST PATCH applies doc_ast to a live room through `LiveRooms` so collaborators see it.
  */
 import type * as Y from "yjs";
-
-export const EDITOR_ROLES = ["viewer", "editor", "owner"] as const;
-export type EditorRole = (typeof EDITOR_ROLES)[number];
-
-/** The Y.Doc field that holds the rich text (Tiptap's Collaboration extension default). */
-export const YDOC_FIELD = "default";
-
-export interface UpdatedBy {
-  updated_by_type: string;
-  updated_by_id: string;
-}
+import type {
+  DocAst,
+  EditorDocumentMeta,
+  EditorDocumentRow,
+  EditorMember,
+  EditorRole,
+  GeneralAccess,
+  ListedDocument,
+  ListQuery,
+  MemberRole,
+  NewEditorDocument,
+  UpdatedBy,
+} from "./types.ts";
 
 export interface CollabPersistence {
   /** The stored CRDT state, or null for a document that has never been edited. Throws when the store fails. */
@@ -64,4 +66,47 @@ export interface AccessChange {
   docId: string | null;
   /** The user, or null for everybody on the document. */
   userId: number | null;
+}
+
+export interface EditorDocumentStore {
+  create(doc: NewEditorDocument): Promise<EditorDocumentRow>;
+  /** The document within the tenant, or null (another tenant's document is null too). */
+  get(tenantId: string, docId: string): Promise<EditorDocumentRow | null>;
+  getMeta(tenantId: string, docId: string): Promise<EditorDocumentMeta | null>;
+  /** By id alone, for the collaboration server (authenticated by the shared secret). */
+  getForCollab(docId: string): Promise<{ tenant_id: string; state: Uint8Array | null; version: number } | null>;
+  /**
+   * Writes state and doc_ast only while the stored version is `expectedVersion`
+   * (compare-and-set); returns the new version, or null when another writer came first.
+   */
+  putContent(
+    docId: string,
+    expectedVersion: number,
+    content: { state: Uint8Array; doc_ast: DocAst; by: UpdatedBy; at: string },
+  ): Promise<number | null>;
+  setTitle(tenantId: string, docId: string, title: string, at: string): Promise<void>;
+  setGeneralAccess(tenantId: string, docId: string, access: GeneralAccess): Promise<void>;
+  /** Documents the user owns, is a member of, or that are open to the tenant; newest update first. */
+  listVisible(q: ListQuery): Promise<ListedDocument[]>;
+
+  memberRole(docId: string, userId: number): Promise<MemberRole | null>;
+  listMembers(docId: string): Promise<EditorMember[]>;
+  putMember(docId: string, member: EditorMember): Promise<void>;
+  deleteMember(docId: string, userId: number): Promise<boolean>;
+
+  /** Generation counter for the search index: bumped on every content or access change. */
+  bumpIndexGeneration(docId: string): Promise<number>;
+  /** Records that generation `gen` is indexed unless a newer one already is; false when stale. */
+  markIndexed(docId: string, gen: number): Promise<boolean>;
+  indexState(docId: string): Promise<{ generation: number; indexed: number } | null>;
+}
+
+/**
+ * Merges a stored CRDT state with an incoming one and derives doc_ast (see ydoc.ts
+ * `mergeStates`). Large documents take tens of milliseconds or more, so the service's
+ * implementation runs it on worker threads (adapters/editor/merge-pool.ts).
+ */
+export interface StateMerger {
+  merge(stored: Uint8Array | null, incoming: Uint8Array): Promise<{ state: Uint8Array; docAst: DocAst }>;
+  close(): Promise<void>;
 }

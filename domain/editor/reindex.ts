@@ -11,9 +11,9 @@ import type { Chunk, DocumentMeta, IndexedChunk, TextBlock } from "../documents/
 import { AppError } from "../errors.ts";
 import type { JobHandler, JobQueue, JobWorker, JsonValue } from "../ports.ts";
 import type { TenantRef } from "../tenants/namespaces.ts";
+import type { EditorDocumentStore } from "./ports.ts";
 import { indexAcl } from "./roles.ts";
 import { docAstToTextBlocks } from "./text.ts";
-import type { EditorDocumentStore } from "./types.ts";
 
 export const EDITOR_REINDEX_QUEUE = "editor-reindex";
 

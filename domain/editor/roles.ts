@@ -8,8 +8,7 @@
  *    (spec provisioning: "viewer reads documents") is at most a viewer on every document.
  */
 import type { DocumentAcl } from "../documents/types.ts";
-import type { EditorRole } from "./ports.ts";
-import type { EditorDocumentMeta, EditorMember, MemberRole } from "./types.ts";
+import type { EditorDocumentMeta, EditorMember, EditorRole, MemberRole } from "./types.ts";
 
 const RANK: Record<EditorRole, number> = { viewer: 1, editor: 2, owner: 3 };
 

@@ -14,24 +14,25 @@ import type {
   CollabAuthorizer,
   CollabGrant,
   CollabPersistence,
-  EditorRole,
+  EditorDocumentStore,
   LiveRooms,
-  UpdatedBy,
+  StateMerger,
 } from "./ports.ts";
 import { EDITOR_REINDEX_QUEUE, type ReindexJob } from "./reindex.ts";
 import { atLeast, type Caller, canWriteInTenant, effectiveRole } from "./roles.ts";
 import { StoredDocRooms } from "./stored-rooms.ts";
 import type {
+  DocAst,
   EditorDocumentMeta,
-  EditorDocumentStore,
   EditorMember,
+  EditorRole,
   GeneralAccess,
   ListedDocument,
   MemberRole,
-  StateMerger,
+  UpdatedBy,
 } from "./types.ts";
 import { type DocumentView, decodeCursor, encodeCursor, type MemberView, toView } from "./view.ts";
-import { applyDocAst, type DocAst, docAstOf, mergeStates } from "./ydoc.ts";
+import { applyDocAst, docAstOf, mergeStates } from "./ydoc.ts";
 
 export interface EditorServiceDeps {
   store: EditorDocumentStore;

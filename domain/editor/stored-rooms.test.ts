@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import * as Y from "yjs";
-import type { CollabPersistence, UpdatedBy } from "./ports.ts";
-import { YDOC_FIELD } from "./ports.ts";
+import type { CollabPersistence } from "./ports.ts";
 import { StoredDocRooms } from "./stored-rooms.ts";
+import type { UpdatedBy } from "./types.ts";
+import { YDOC_FIELD } from "./types.ts";
 import { docAstOfState, mergeStates } from "./ydoc.ts";
 
 /** CollabPersistence in memory with the service's merge semantics (our own port). */

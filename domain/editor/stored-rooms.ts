@@ -5,7 +5,8 @@
  * serialised here; stores from elsewhere are safe because CollabPersistence.store merges.
  */
 import * as Y from "yjs";
-import type { CollabPersistence, LiveRooms, UpdatedBy } from "./ports.ts";
+import type { CollabPersistence, LiveRooms } from "./ports.ts";
+import type { UpdatedBy } from "./types.ts";
 import { docFromState } from "./ydoc.ts";
 
 const SYSTEM: UpdatedBy = { updated_by_type: "system", updated_by_id: "cairn" };

@@ -3,7 +3,7 @@
  * heading, code block) in reading order, hard breaks as newlines, list items marked as lists.
  */
 import type { TextBlock } from "../documents/types.ts";
-import type { DocAst } from "./ydoc.ts";
+import type { DocAst } from "./types.ts";
 
 interface JsonNode {
   type?: unknown;

@@ -1,10 +1,21 @@
 /**
  * Editor documents in the control plane (spec 2.12): metadata, members and both
- * representations of the content. `EditorDocumentStore` is the port the SQL adapter
- * (adapters/editor) implements on SQLite and Postgres.
+ * representations of the content. The ports over them (`EditorDocumentStore`, the SQL
+ * adapter in adapters/editor; `StateMerger`) are in ports.ts.
  */
-import type { EditorRole, UpdatedBy } from "./ports.ts";
-import type { DocAst } from "./ydoc.ts";
+export const EDITOR_ROLES = ["viewer", "editor", "owner"] as const;
+export type EditorRole = (typeof EDITOR_ROLES)[number];
+
+/** The Y.Doc field that holds the rich text (Tiptap's Collaboration extension default). */
+export const YDOC_FIELD = "default";
+
+export interface UpdatedBy {
+  updated_by_type: string;
+  updated_by_id: string;
+}
+
+/** A document's content as ProseMirror JSON (see ydoc.ts). */
+export type DocAst = Record<string, unknown>;
 
 /**
  * What a user of the tenant who is neither owner nor member gets: nothing (`none`), or
@@ -66,48 +77,3 @@ export interface ListQuery {
   /** Keyset position: documents updated before (updated_at, doc_id). */
   after?: { updated_at: string; doc_id: string };
 }
-
-export interface EditorDocumentStore {
-  create(doc: NewEditorDocument): Promise<EditorDocumentRow>;
-  /** The document within the tenant, or null (another tenant's document is null too). */
-  get(tenantId: string, docId: string): Promise<EditorDocumentRow | null>;
-  getMeta(tenantId: string, docId: string): Promise<EditorDocumentMeta | null>;
-  /** By id alone, for the collaboration server (authenticated by the shared secret). */
-  getForCollab(docId: string): Promise<{ tenant_id: string; state: Uint8Array | null; version: number } | null>;
-  /**
-   * Writes state and doc_ast only while the stored version is `expectedVersion`
-   * (compare-and-set); returns the new version, or null when another writer came first.
-   */
-  putContent(
-    docId: string,
-    expectedVersion: number,
-    content: { state: Uint8Array; doc_ast: DocAst; by: UpdatedBy; at: string },
-  ): Promise<number | null>;
-  setTitle(tenantId: string, docId: string, title: string, at: string): Promise<void>;
-  setGeneralAccess(tenantId: string, docId: string, access: GeneralAccess): Promise<void>;
-  /** Documents the user owns, is a member of, or that are open to the tenant; newest update first. */
-  listVisible(q: ListQuery): Promise<ListedDocument[]>;
-
-  memberRole(docId: string, userId: number): Promise<MemberRole | null>;
-  listMembers(docId: string): Promise<EditorMember[]>;
-  putMember(docId: string, member: EditorMember): Promise<void>;
-  deleteMember(docId: string, userId: number): Promise<boolean>;
-
-  /** Generation counter for the search index: bumped on every content or access change. */
-  bumpIndexGeneration(docId: string): Promise<number>;
-  /** Records that generation `gen` is indexed unless a newer one already is; false when stale. */
-  markIndexed(docId: string, gen: number): Promise<boolean>;
-  indexState(docId: string): Promise<{ generation: number; indexed: number } | null>;
-}
-
-/**
- * Merges a stored CRDT state with an incoming one and derives doc_ast (see ydoc.ts
- * `mergeStates`). Large documents take tens of milliseconds or more, so the service's
- * implementation runs it on worker threads (adapters/editor/merge-pool.ts).
- */
-export interface StateMerger {
-  merge(stored: Uint8Array | null, incoming: Uint8Array): Promise<{ state: Uint8Array; docAst: DocAst }>;
-  close(): Promise<void>;
-}
-
-export type { EditorRole };

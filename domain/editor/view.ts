@@ -1,7 +1,6 @@
 /** What callers see of an editor document, and the list cursor. */
 import { AppError } from "../errors.ts";
-import type { EditorRole } from "./ports.ts";
-import type { EditorDocumentMeta, EditorMember, GeneralAccess } from "./types.ts";
+import type { EditorDocumentMeta, EditorMember, EditorRole, GeneralAccess } from "./types.ts";
 
 export interface DocumentView {
   doc_id: string;

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import * as Y from "yjs";
-import { YDOC_FIELD } from "./ports.ts";
 import { parseDocAst } from "./schema.ts";
-import { applyDocAst, type DocAst, docAstOf, docAstOfState, mergeStates } from "./ydoc.ts";
+import { type DocAst, YDOC_FIELD } from "./types.ts";
+import { applyDocAst, docAstOf, docAstOfState, mergeStates } from "./ydoc.ts";
 
 const para = (text: string) => ({ type: "paragraph", content: [{ type: "text", text }] });
 const docOf = (...texts: string[]) => ({ type: "doc", content: texts.map(para) });

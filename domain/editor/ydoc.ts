@@ -7,10 +7,8 @@
 import type { Node as PmNode } from "@tiptap/pm/model";
 import { updateYFragment, yXmlFragmentToProseMirrorRootNode } from "y-prosemirror";
 import * as Y from "yjs";
-import { YDOC_FIELD } from "./ports.ts";
 import { editorSchema, emptyDoc } from "./schema.ts";
-
-export type DocAst = Record<string, unknown>;
+import { type DocAst, YDOC_FIELD } from "./types.ts";
 
 type BindingMeta = Parameters<typeof updateYFragment>[3];
 

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import * as decoding from "lib0/decoding";
 import * as encoding from "lib0/encoding";
 import type * as Y from "yjs";
-import type { CollabAuthorizer, CollabGrant, EditorRole } from "../../domain/editor/ports.ts";
+import type { CollabAuthorizer, CollabGrant } from "../../domain/editor/ports.ts";
+import type { EditorRole } from "../../domain/editor/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import {
   type CollabTestServer,
