@@ -1,6 +1,6 @@
 /**
- * Collaborative editor (spec 2.12, 4.7): the seams between the Yjs room actors (sockets/editor,
- * actors/collab-*) and the editor documents (domain/editor, http/routes/editor).
+ * Collaborative editor (spec 2.12, 4.7): the ports EditorService and the Yjs rooms (sockets/editor,
+ * actors/editor) meet through, and the ones adapters/editor implements.
  *
  * - Rooms persist and load CRDT state through `CollabPersistence`; in-process it calls the
  *   same service function the internal `PUT /v1/editor/documents/{id}/yjs` handler calls, and
@@ -8,6 +8,8 @@
  * - Rooms authorise a connection through `CollabAuthorizer`, the same rules as the
  *   `POST /v1/editor/hocuspocus/auth` webhook (in-process, or that webhook over HTTP).
  * - The REST PATCH applies doc_ast to a live room through `LiveRooms` so collaborators see it.
+ * - Documents are kept by an `EditorDocumentStore` (SQL, adapters/editor) and CRDT states
+ *   merged by a `StateMerger` (worker threads, adapters/editor/merge-pool.ts).
  */
 import type * as Y from "yjs";
 import type {
