@@ -59,6 +59,17 @@ function invalid(loc: string[], msg: string, type: string, input: unknown = null
   return AppError.validation([issue]);
 }
 
+/** What the parser has collected so far, and the first refusal (later ones are dropped). */
+interface PartsState {
+  fields: Map<string, string[]>;
+  file: FormFile | null;
+  failure: AppError | null;
+}
+
+function fail(state: PartsState, e: AppError): void {
+  state.failure ??= e;
+}
+
 export async function readMultipart(req: Request, limits: MultipartLimits): Promise<ParsedForm> {
   const contentType = req.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
@@ -71,9 +82,23 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
   }
   if (!req.body) throw invalid(["body", "file"], "Field required", "missing");
 
-  let bb: busboy.Busboy;
+  const bb = openParser(contentType, limits);
+  const state: PartsState = { fields: new Map(), file: null, failure: null };
+  collectParts(bb, limits, state);
+  const reader = req.body.getReader();
+  const slow = await pump(reader, bb, limits, state);
+  if (slow || state.failure) {
+    await reader.cancel().catch(() => {});
+    bb.destroy();
+    throw slow ?? state.failure;
+  }
+  return { fields: state.fields, file: state.file };
+}
+
+/** A busboy parser bounded by `limits` (422 when the content type's boundary is unusable). */
+function openParser(contentType: string, limits: MultipartLimits): busboy.Busboy {
   try {
-    bb = busboy({
+    return busboy({
       headers: { "content-type": contentType },
       defParamCharset: "utf8",
       limits: {
@@ -88,19 +113,16 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
   } catch (err) {
     throw invalid(["header", "content-type"], (err as Error).message, "multipart_invalid", contentType);
   }
+}
 
-  const fields = new Map<string, string[]>();
-  let file: FormFile | null = null;
-  let failure: AppError | null = null;
-  const fail = (e: AppError) => {
-    failure ??= e;
-  };
-
+/** Collects the fields and the one file as busboy emits them; a refusal is kept in `state.failure`. */
+function collectParts(bb: busboy.Busboy, limits: MultipartLimits, state: PartsState): void {
   // busboy reports a part without a name (or name="") as undefined: it is the empty name.
   bb.on("field", (rawName, value, info) => {
     const name = rawName ?? "";
     if (info.valueTruncated) {
       fail(
+        state,
         invalid(
           ["body", name],
           `String should have at most ${limits.maxFieldBytes} characters`,
@@ -113,17 +135,17 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
       );
       return;
     }
-    const list = fields.get(name) ?? [];
+    const list = state.fields.get(name) ?? [];
     list.push(value);
-    fields.set(name, list);
+    state.fields.set(name, list);
   });
   bb.on("file", (rawName, stream, info) => {
     const name = rawName ?? "";
     // Destroying the parser on a refusal ends open file streams with an error: expected, not a crash.
     stream.on("error", () => {});
-    if (file !== null) {
+    if (state.file !== null) {
       stream.resume();
-      fail(invalid(["body", name], "Only one file may be uploaded per request", "too_many_files"));
+      fail(state, invalid(["body", name], "Only one file may be uploaded per request", "too_many_files"));
       return;
     }
     const parts: Buffer[] = [];
@@ -134,26 +156,37 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
       mimeType: info.mimeType,
       bytes: new Uint8Array(),
     };
-    file = current;
+    state.file = current;
     stream.on("data", (d: Buffer) => {
       size += d.length;
       if (size > limits.maxFileBytes) {
         parts.length = 0;
-        fail(tooLarge(limits.maxFileBytes));
+        fail(state, tooLarge(limits.maxFileBytes));
         return;
       }
       parts.push(d);
     });
-    stream.on("limit", () => fail(tooLarge(limits.maxFileBytes)));
+    stream.on("limit", () => fail(state, tooLarge(limits.maxFileBytes)));
     stream.on("end", () => {
       if (size <= limits.maxFileBytes) current.bytes = new Uint8Array(Buffer.concat(parts, size));
     });
   });
   bb.on("fieldsLimit", () =>
-    fail(invalid(["body"], `At most ${limits.maxFields} form fields are accepted`, "too_many_fields")),
+    fail(state, invalid(["body"], `At most ${limits.maxFields} form fields are accepted`, "too_many_fields")),
   );
-  bb.on("partsLimit", () => fail(invalid(["body"], "Too many form parts", "too_many_fields")));
+  bb.on("partsLimit", () => fail(state, invalid(["body"], "Too many form parts", "too_many_fields")));
+}
 
+/**
+ * Feeds the body to the parser until it ends or a part is refused; the SlowUpload when the
+ * body arrived too slowly (the watchdog then cancelled the reader), else null.
+ */
+async function pump(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  bb: busboy.Busboy,
+  limits: MultipartLimits,
+  state: PartsState,
+): Promise<SlowUpload | null> {
   const finished = new Promise<void>((resolve, reject) => {
     bb.once("close", () => resolve());
     // `on`, not `once`: a second error (e.g. during destroy) must not become an uncaught one.
@@ -162,7 +195,6 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
   // A rejection before we await it must not surface as an unhandled rejection.
   finished.catch(() => {});
 
-  const reader = req.body.getReader();
   const started = Date.now();
   const graceMs = limits.graceMs ?? 5_000;
   const minRate = limits.minBytesPerSecond ?? 16 * 1024;
@@ -186,7 +218,7 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
   );
   try {
     for (;;) {
-      if (failure || slow) break;
+      if (state.failure || slow) break;
       const { done, value } = await reader.read();
       if (slow) break;
       if (done) {
@@ -194,7 +226,7 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
         break;
       }
       received += value.byteLength;
-      if (!bb.write(value) && !failure) {
+      if (!bb.write(value) && !state.failure) {
         await new Promise<void>((resolve) => {
           const go = () => {
             bb.off("drain", go);
@@ -206,18 +238,13 @@ export async function readMultipart(req: Request, limits: MultipartLimits): Prom
         });
       }
     }
-    if (!failure && !slow) await finished;
+    if (!state.failure && !slow) await finished;
   } catch (err) {
-    if (!failure && !slow) {
+    if (!state.failure && !slow) {
       // A malformed body (busboy) or a client that went away mid-upload.
-      fail(invalid(["body"], `Malformed multipart body: ${(err as Error).message}`, "multipart_invalid"));
+      fail(state, invalid(["body"], `Malformed multipart body: ${(err as Error).message}`, "multipart_invalid"));
     }
   }
   clearInterval(watchdog);
-  if (slow || failure) {
-    await reader.cancel().catch(() => {});
-    bb.destroy();
-    throw slow ?? failure;
-  }
-  return { fields, file };
+  return slow;
 }

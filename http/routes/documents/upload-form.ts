@@ -91,6 +91,38 @@ export function parseUploadForm(form: ParsedForm, caller: UserIdentity): UploadF
       expected: quoteList(DOC_TYPES),
     });
 
+  const { visibility, ids, roles, barrierId } = parseAccess(one, issue);
+
+  if (issues.length > 0) throw AppError.validation(issues);
+
+  // The form names the caller; it may not act for another tenant or identity.
+  if (tenantId?.toLowerCase() !== caller.tenantId.toLowerCase())
+    throw new AppError("forbidden", "tenant_id is not the tenant of the API key");
+  if (canonicalId(identityId ?? "") !== String(caller.user.id))
+    throw new AppError("forbidden", "identity_id is not the identity of the API key");
+
+  return {
+    file: { ...(file as FormFile), filename },
+    tenantId: caller.tenantId,
+    identityId: String(caller.user.id),
+    entityId,
+    docType: docTypeRaw as DocType,
+    acl: {
+      visibility,
+      allowed_identity_ids: visibility === "deal_private" ? [...new Set((ids ?? []).map(canonicalId))] : [],
+      allowed_roles: visibility === "team_only" ? (roles ?? []) : [],
+      barrier_id: barrierId?.toLowerCase() ?? null,
+    },
+  };
+}
+
+type Issue = (field: string, msg: string, type: string, input?: unknown, ctx?: Record<string, unknown>) => void;
+
+/** The access fields: visibility, the list its value requires (and only it), and barrier_id. */
+function parseAccess(
+  one: (name: string) => string | undefined,
+  issue: Issue,
+): { visibility: Visibility; ids: string[] | null; roles: string[] | null; barrierId: string | null } {
   const visibilityRaw = one("visibility") ?? "tenant_wide";
   const visibilityOk = (VISIBILITIES as readonly string[]).includes(visibilityRaw);
   if (!visibilityOk)
@@ -129,28 +161,7 @@ export function parseUploadForm(form: ParsedForm, caller: UserIdentity): UploadF
   const barrierId = one("barrier_id") ?? null;
   if (barrierId !== null && !UUID_RE.test(barrierId))
     issue("barrier_id", "Input should be a valid UUID", "uuid_parsing", barrierId);
-
-  if (issues.length > 0) throw AppError.validation(issues);
-
-  // The form names the caller; it may not act for another tenant or identity.
-  if (tenantId?.toLowerCase() !== caller.tenantId.toLowerCase())
-    throw new AppError("forbidden", "tenant_id is not the tenant of the API key");
-  if (canonicalId(identityId ?? "") !== String(caller.user.id))
-    throw new AppError("forbidden", "identity_id is not the identity of the API key");
-
-  return {
-    file: { ...(file as FormFile), filename },
-    tenantId: caller.tenantId,
-    identityId: String(caller.user.id),
-    entityId,
-    docType: docTypeRaw as DocType,
-    acl: {
-      visibility,
-      allowed_identity_ids: visibility === "deal_private" ? [...new Set((ids ?? []).map(canonicalId))] : [],
-      allowed_roles: visibility === "team_only" ? (roles ?? []) : [],
-      barrier_id: barrierId?.toLowerCase() ?? null,
-    },
-  };
+  return { visibility, ids, roles, barrierId };
 }
 
 /** "007" and "7" name the same user: identity ids are compared without leading zeros. */
