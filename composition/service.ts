@@ -16,7 +16,7 @@ import { AppError } from "../domain/errors.ts";
 import type { FinancialsStore, ResearchStores } from "../domain/financials/ports.ts";
 import type { LakehouseCatalogStore, LakehousePort } from "../domain/lakehouse/ports.ts";
 import { NewsService } from "../domain/news/service.ts";
-import type { ControlPlaneStore } from "../domain/ports.ts";
+import type { ControlPlaneStore, JobQueue } from "../domain/ports.ts";
 import { RtdbService } from "../domain/rtdb/service.ts";
 import { SecretBox } from "../domain/secret-box.ts";
 import { TenantsService } from "../domain/tenants/service.ts";
@@ -24,7 +24,7 @@ import { UserService } from "../domain/user/service.ts";
 import { buildApp } from "../http/app.ts";
 import { Authenticator } from "../http/auth/authenticator.ts";
 import { JwtVerifier } from "../http/auth/jwt.ts";
-import { loadInstallationSecrets } from "../http/auth/secrets.ts";
+import { type InstallationSecrets, loadInstallationSecrets } from "../http/auth/secrets.ts";
 import type { AppDeps } from "../http/deps.ts";
 import { createLogger } from "../http/logger.ts";
 import { FaultInjector, type ProvisioningEngines, TenantLifecycle } from "../pipelines/tenants/provisioning/index.ts";
@@ -66,7 +66,11 @@ export interface ServiceOptions {
 
 export interface Service {
   readonly deps: AppDeps;
+  readonly config: Config;
   readonly store: ControlPlaneStore;
+  readonly queue: JobQueue;
+  /** The installation's admin key, JWT and collaboration secrets (tests sign with them). */
+  readonly secrets: InstallationSecrets;
   /** Public SEC fundamentals: read by the routes, written by the sec-ingest pipeline. */
   readonly financials: FinancialsStore;
   /** Transcripts, 8-K exhibits and topics (tests ingest into them). */
@@ -96,14 +100,14 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export async function buildService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
+/** The control plane, the job queue, counters, pub/sub, credentials and the request-path actors. */
+async function openFoundation(config: Config, opts: ServiceOptions) {
   const logger = opts.logger ?? createLogger(config.logLevel, { instance: config.instanceId });
   const store = await openControlPlane(config);
   const financials = await openFinancials(config, store);
   const queue = openJobQueue(config, store, logger);
   const counters = openCounters(config);
   const pubsub = openPubSub(config, opts.memoryBus, logger);
-
   const secrets = await loadInstallationSecrets(config, store);
   const auth = new Authenticator(store, new JwtVerifier({ ...config.jwt, secret: secrets.jwtSecret }), secrets);
   const tenants = new TenantDirectory(store, pubsub, { ttlMs: config.routingCacheTtlMs, logger });
@@ -111,6 +115,142 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
   // One channel per installation (the Redis prefix): every instance fans out every article.
   const newsHub = new NewsHub({ pubsub, channel: `${config.redisPrefix}:news:articles`, logger });
   await newsHub.start();
+  const rateLimiter = new RateLimiter(counters, { scale: config.rateLimitScale });
+  const usage = new UsageRecorder(store, {
+    flushMs: config.usageFlushMs,
+    onEvent: (e) => logger.warn({ usage: e }, "usage recorder"),
+  });
+  return { logger, store, financials, queue, counters, pubsub, secrets, auth, tenants, newsHub, rateLimiter, usage };
+}
+
+type Foundation = Awaited<ReturnType<typeof openFoundation>>;
+
+/** The per-tenant engines provisioning creates namespaces in, and the lakehouse gateway. */
+function openTenantEngines(config: Config, opts: ServiceOptions): ProvisioningEngines {
+  const lakehouse: LakehousePort | null = config.lakehouse
+    ? new GatewayLakehouse({ url: config.lakehouse.url, token: config.lakehouse.token })
+    : null;
+  return {
+    ...(opts.sharedEngines ?? {
+      documentIndex: openDocumentIndex(config),
+      timeseries: openTimeSeries(config),
+      graph: new LadybugGraph({ dataDir: config.dataDir }),
+    }),
+    lakehouse,
+  };
+}
+
+/** Secrets at rest: the key ring, and the sealer of tenants' initial API keys. */
+function openSecretBox(config: Config, logger: Logger) {
+  const keyRing = loadKeyRing(config);
+  if (config.profile === "cluster" && keyRing.source !== "env") {
+    logger.warn(
+      { key_file: keyRing.source.file },
+      "CAIRN_SECRET_KEYS is not set: secrets are encrypted with a key kept in the data directory; " +
+        "every instance needs the same key ring, so set CAIRN_SECRET_KEYS for multi-instance deployments",
+    );
+  }
+  const secretBox = new SecretBox(keyRing.ring);
+  const sealer = {
+    seal: (plain: string) => secretBox.encrypt(plain, "tenant-initial-api-key"),
+    open: (sealed: string) => secretBox.decrypt(sealed, "tenant-initial-api-key"),
+  };
+  return { secretBox, sealer };
+}
+
+/** Every area's domain service, the job workers and the background pollers and schedulers. */
+function openAreas(config: Config, f: Foundation, engines: ProvisioningEngines, opts: ServiceOptions) {
+  const { logger, store, queue, pubsub, auth, tenants } = f;
+  const { secretBox, sealer } = openSecretBox(config, logger);
+  const lakehouseCatalogs = new SqlLakehouseCatalogStore(store.sql);
+  const faults = FaultInjector.parse(config.testFaults, config.testFaultPlan);
+  const tenantAdmin = new TenantLifecycle(store, queue, tenants, sealer);
+  const tiering = openTiering(config, store, queue, engines, logger);
+  const workers = startWorkers({
+    config,
+    store,
+    queue,
+    engines,
+    tenants,
+    lakehouse: engines.lakehouse,
+    lakehouseCatalogs,
+    sealer,
+    faults,
+    financials: f.financials.store,
+    tiering,
+    logger,
+  });
+  const mailer = openMailer(config, logger);
+  const financials = openFinancialsService({ store: f.financials.store, sql: store.sql, mailer });
+  const editorArea = openEditor({
+    config,
+    store,
+    queue,
+    pubsub,
+    memoryBus: opts.memoryBus,
+    auth,
+    tenants,
+    secrets: f.secrets,
+    logger,
+  });
+  const documentsArea = openDocuments({
+    config,
+    store,
+    queue,
+    engines,
+    financials: f.financials.store,
+    editorStore: editorArea.editorStore,
+    workers,
+    logger,
+  });
+  const news = new SqlNewsStore(store.sql);
+  const newsPoller = openNewsPoller(config, store, news, f.newsHub, logger);
+  newsPoller?.start();
+  tiering.scheduler?.start();
+  const services = {
+    user: new UserService({ keys: store, keyCache: auth, usage: f.usage }),
+    tenants: new TenantsService({ admin: tenantAdmin, store }),
+    lakehouse: openLakehouseService({
+      store,
+      queue,
+      gateway: engines.lakehouse,
+      catalogs: lakehouseCatalogs,
+      secretBox,
+    }),
+    financials: financials.service,
+    news: new NewsService({ store: news, stream: newsStreamGate }),
+    rtdb: new RtdbService({ tables: tiering.realtimeTables, tiering: tiering.view }),
+    editor: editorArea.editor,
+    documents: documentsArea.documents,
+  };
+  return {
+    services,
+    faults,
+    lakehouseCatalogs,
+    secretBox,
+    workers,
+    mailer,
+    tiering,
+    newsPoller,
+    financials,
+    editorArea,
+    documentsArea,
+  };
+}
+
+/**
+ * The sockets: the news stream and the collaboration rooms share Bun's one WebSocket handler;
+ * a deactivated tenant's open sockets of both kinds are closed on every instance.
+ */
+async function openSockets(f: Foundation, editorArea: ReturnType<typeof openEditor>) {
+  const { logger, tenants, newsHub } = f;
+  await editorArea.collabRevocations.start();
+  const collabSockets = collabHandlers({
+    rooms: editorArea.collabRooms,
+    authorizer: editorArea.collabAuthorizer,
+    logger,
+    revocations: editorArea.collabRevocations,
+  });
   // Deactivation stops routing for open streams too: close the tenant's sockets once it no
   // longer resolves (an invalidation after activation leaves them alone).
   tenants.onInvalidate((tenantId) => {
@@ -123,117 +263,28 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
       }
     });
   });
-  const rateLimiter = new RateLimiter(counters, { scale: config.rateLimitScale });
-  const usage = new UsageRecorder(store, {
-    flushMs: config.usageFlushMs,
-    onEvent: (e) => logger.warn({ usage: e }, "usage recorder"),
-  });
+  const websocket = makeWebSocketHandler({ newsHub, logger, collab: collabSockets });
+  return { collabSockets, websocket };
+}
 
-  const lakehouse: LakehousePort | null = config.lakehouse
-    ? new GatewayLakehouse({ url: config.lakehouse.url, token: config.lakehouse.token })
-    : null;
-  const engines: ProvisioningEngines = {
-    ...(opts.sharedEngines ?? {
-      documentIndex: openDocumentIndex(config),
-      timeseries: openTimeSeries(config),
-      graph: new LadybugGraph({ dataDir: config.dataDir }),
-    }),
-    lakehouse,
-  };
-  const keyRing = loadKeyRing(config);
-  if (config.profile === "cluster" && keyRing.source !== "env") {
-    logger.warn(
-      { key_file: keyRing.source.file },
-      "CAIRN_SECRET_KEYS is not set: secrets are encrypted with a key kept in the data directory; " +
-        "every instance needs the same key ring, so set CAIRN_SECRET_KEYS for multi-instance deployments",
-    );
-  }
-  const secretBox = new SecretBox(keyRing.ring);
-  const lakehouseCatalogs = new SqlLakehouseCatalogStore(store.sql);
-  const sealer = {
-    seal: (plain: string) => secretBox.encrypt(plain, "tenant-initial-api-key"),
-    open: (sealed: string) => secretBox.decrypt(sealed, "tenant-initial-api-key"),
-  };
-  const faults = FaultInjector.parse(config.testFaults, config.testFaultPlan);
-  const tenantAdmin = new TenantLifecycle(store, queue, tenants, sealer);
-  const tiering = openTiering(config, store, queue, engines, logger);
-  const workers = startWorkers({
-    config,
-    store,
-    queue,
-    engines,
-    tenants,
-    lakehouse,
-    lakehouseCatalogs,
-    sealer,
-    faults,
-    financials: financials.store,
-    tiering,
-    logger,
-  });
-  const mailer = openMailer(config, logger);
-  const financialsArea = openFinancialsService({ store: financials.store, sql: store.sql, mailer });
-
-  const { editorStore, editorMerger, editor, collabAuthorizer, collabRooms, collabRevocations } = openEditor({
-    config,
-    store,
-    queue,
-    pubsub,
-    memoryBus: opts.memoryBus,
-    auth,
-    tenants,
-    secrets,
-    logger,
-  });
-  const { documents, embedder, extractor } = openDocuments({
-    config,
-    store,
-    queue,
-    engines,
-    financials: financials.store,
-    editorStore,
-    workers,
-    logger,
-  });
-
-  const news = new SqlNewsStore(store.sql);
-  const newsPoller = openNewsPoller(config, store, news, newsHub, logger);
-  newsPoller?.start();
-  tiering.scheduler?.start();
-
+export async function buildService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
+  const f = await openFoundation(config, opts);
+  const engines = openTenantEngines(config, opts);
+  const areas = openAreas(config, f, engines, opts);
   let draining = false;
   const deps: AppDeps = {
-    config,
-    logger,
-    store,
-    queue,
-    counters,
-    pubsub,
-    secrets,
-    auth,
-    tenantResolver: tenants,
-    rateLimiter,
-    usage,
-    user: new UserService({ keys: store, keyCache: auth, usage }),
-    tenants: new TenantsService({ admin: tenantAdmin, store }),
-    lakehouse: openLakehouseService({ store, queue, gateway: lakehouse, catalogs: lakehouseCatalogs, secretBox }),
-    financials: financialsArea.service,
-    news: new NewsService({ store: news, stream: newsStreamGate }),
-    rtdb: new RtdbService({ tables: tiering.realtimeTables, tiering: tiering.view }),
-    editor,
-    documents,
+    logger: f.logger,
+    auth: f.auth,
+    tenantResolver: f.tenants,
+    rateLimiter: f.rateLimiter,
+    usage: f.usage,
+    readiness: { profile: config.profile, probes: { control_plane: f.store, queue: f.queue, counters: f.counters } },
+    ...areas.services,
     draining: () => draining,
   };
   const app = buildApp(deps);
-  await collabRevocations.start();
-  const collabSockets = collabHandlers({
-    rooms: collabRooms,
-    authorizer: collabAuthorizer,
-    logger,
-    revocations: collabRevocations,
-  });
-  const websocket = makeWebSocketHandler({ newsHub, logger, collab: collabSockets });
-  const collabUpgrade = { authorizer: collabAuthorizer, draining: () => draining };
+  const { collabSockets, websocket } = await openSockets(f, areas.editorArea);
+  const collabUpgrade = { authorizer: areas.editorArea.collabAuthorizer, draining: () => draining };
   const fetch = (req: Request, server?: unknown): Response | Promise<Response> => {
     // The collaboration sockets are not Hono routes: their auth is per document, in-band.
     if (req.url.includes("/v1/editor/collab") && isCollabPath(new URL(req.url).pathname)) {
@@ -241,46 +292,48 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     }
     return app.fetch(req, server);
   };
-
   const { close, closeSockets } = makeShutdown({
-    logger,
-    newsPoller,
-    tieringScheduler: tiering.scheduler,
-    collabRooms,
+    logger: f.logger,
+    newsPoller: areas.newsPoller,
+    tieringScheduler: areas.tiering.scheduler,
+    collabRooms: areas.editorArea.collabRooms,
     collabSockets,
-    workers,
-    queue,
-    parquet: tiering.parquet,
-    usage,
-    editorMerger,
-    tenants,
-    newsHub,
-    pubsub,
-    counters,
-    mailer,
-    extractor,
-    embedder,
+    workers: areas.workers,
+    queue: f.queue,
+    parquet: areas.tiering.parquet,
+    usage: f.usage,
+    editorMerger: areas.editorArea.editorMerger,
+    tenants: f.tenants,
+    newsHub: f.newsHub,
+    pubsub: f.pubsub,
+    counters: f.counters,
+    mailer: areas.mailer,
+    extractor: areas.documentsArea.extractor,
+    embedder: areas.documentsArea.embedder,
     engines,
     sharedEngines: Boolean(opts.sharedEngines),
-    financials,
-    store,
+    financials: f.financials,
+    store: f.store,
     startDraining: () => {
       draining = true;
     },
   });
   return {
     deps,
-    store,
-    financials: financials.store,
-    research: financialsArea.research,
+    config,
+    store: f.store,
+    queue: f.queue,
+    secrets: f.secrets,
+    financials: f.financials.store,
+    research: areas.financials.research,
     engines,
-    faults,
-    lakehouseCatalogs,
-    secretBox,
+    faults: areas.faults,
+    lakehouseCatalogs: areas.lakehouseCatalogs,
+    secretBox: areas.secretBox,
     app,
     fetch,
-    collabRooms,
-    newsHub,
+    collabRooms: areas.editorArea.collabRooms,
+    newsHub: f.newsHub,
     websocket,
     closeSockets,
     close,

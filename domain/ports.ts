@@ -271,3 +271,8 @@ export interface PubSub {
   subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
+
+/** Something /readyz pings: the control plane, the job queue, the counters. */
+export interface Pingable {
+  ping(): Promise<void>;
+}

@@ -3,8 +3,10 @@
  * route groups. Routes are thin: validate -> domain service -> respond.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Logger } from "pino";
 import { AppError } from "../domain/errors.ts";
 import { makeGuards } from "./auth/guards.ts";
 import { limitBodies, refuseEncodedBodies } from "./body-limit.ts";
@@ -59,23 +61,7 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       return undefined;
     },
   });
-
-  app.use("*", async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : crypto.randomUUID();
-    c.set("requestId", requestId);
-    c.set("log", new RequestLog(deps.logger, requestId));
-    c.header("X-Request-Id", requestId);
-    const started = performance.now();
-    await next();
-    c.get("log").access({
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-    });
-  });
-
+  app.use("*", requestContext(deps.logger));
   // Hostile-input guards, before any route (or its auth) runs: header size, encoded bodies,
   // the per-route body limit; the JSON depth check arms itself for the first parse.
   app.use("*", async (c, next) => {
@@ -87,8 +73,35 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use("*", refuseEncodedBodies);
   app.use("*", limitBodies);
   app.use("*", limitJsonDepth);
+  app.onError(problemDocuments(deps.logger));
+  app.notFound(notFoundOrNotAllowed(methodsMatcher(() => app.routes)));
+  registerRoutes(app, deps);
+  mountOpenApi(app);
+  return app;
+}
 
-  app.onError((caught, c) => {
+/** Request id (echoed or made), the request's logger, and one access-log line per request. */
+function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : crypto.randomUUID();
+    c.set("requestId", requestId);
+    c.set("log", new RequestLog(logger, requestId));
+    c.header("X-Request-Id", requestId);
+    const started = performance.now();
+    await next();
+    c.get("log").access({
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    });
+  };
+}
+
+/** The one error handler: every refusal becomes a bounded problem document. */
+function problemDocuments(logger: Logger): ErrorHandler<AppEnv> {
+  return (caught, c) => {
     const err = jsonDepthRefusal(c) ?? caught;
     if (err instanceof AppError) {
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
@@ -118,12 +131,14 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       }
       return c.json({ detail: boundDetail(err.message || "Request refused") }, err.status);
     }
-    (c.get("log")?.logger ?? deps.logger).error({ err }, "unhandled error");
+    (c.get("log")?.logger ?? logger).error({ err }, "unhandled error");
     return c.json({ detail: "Internal server error" }, 500);
-  });
+  };
+}
 
-  const methodsAt = methodsMatcher(() => app.routes);
-  app.notFound((c) => {
+/** 405 with Allow where the path exists under other methods; 404 otherwise. */
+function notFoundOrNotAllowed(methodsAt: (path: string) => string[]): NotFoundHandler<AppEnv> {
+  return (c) => {
     const allowed = methodsAt(c.req.path);
     if (allowed.length > 0 && !allowed.includes(c.req.method)) {
       c.header("Allow", allowed.join(", "));
@@ -133,8 +148,11 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       );
     }
     return c.json({ detail: "Not Found" }, 404);
-  });
+  };
+}
 
+/** Every area's routes, in the order the OpenAPI document lists them. */
+function registerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   const guards = makeGuards(deps);
   registerOpsRoutes(app, deps);
   registerUserRoutes(app, deps, guards);
@@ -154,6 +172,4 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerBarrierRoutes(app, deps.documents.barriers, guards);
   registerRagRoutes(app, deps.documents, guards);
   registerEditorRoutes(app, deps.editor, guards);
-  mountOpenApi(app);
-  return app;
 }

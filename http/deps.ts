@@ -1,28 +1,24 @@
-/** What the HTTP layer needs from the composition root (main.ts wires the adapters). */
+/** What the HTTP layer needs from the composition root (composition/ wires the adapters). */
 import type { Logger } from "pino";
-import type { Config } from "../config.ts";
 import type { DocumentService } from "../domain/documents/service.ts";
 import type { EditorService } from "../domain/editor/index.ts";
 import type { FinancialsService } from "../domain/financials/service.ts";
 import type { LakehouseService } from "../domain/lakehouse/service.ts";
 import type { NewsService } from "../domain/news/service.ts";
-import type { ControlPlaneStore, CounterStore, JobQueue, PubSub } from "../domain/ports.ts";
+import type { Pingable } from "../domain/ports.ts";
 import type { RtdbService } from "../domain/rtdb/service.ts";
 import type { TenantResolver } from "../domain/tenants/ports.ts";
 import type { TenantsService } from "../domain/tenants/service.ts";
 import type { RateLimiterPort, UsagePort } from "../domain/user/ports.ts";
 import type { UserService } from "../domain/user/service.ts";
 import type { Authenticator } from "./auth/authenticator.ts";
-import type { InstallationSecrets } from "./auth/secrets.ts";
 
+/**
+ * One field per area's domain service, plus the cross-cutting ports the guards and the
+ * middleware use. Routes never see a store.
+ */
 export interface AppDeps {
-  config: Config;
   logger: Logger;
-  store: ControlPlaneStore;
-  queue: JobQueue;
-  counters: CounterStore;
-  pubsub: PubSub;
-  secrets: InstallationSecrets;
   auth: Authenticator;
   /** Routing: the tenant of a guarded request when active (the tenant actor). */
   tenantResolver: TenantResolver;
@@ -44,6 +40,8 @@ export interface AppDeps {
   editor: EditorService;
   /** Document upload, ACL'd search and agentic answers over the tenant's index (spec 4.6). */
   documents: DocumentService;
+  /** What /readyz pings (control plane, job queue, counters), and the profile it reports. */
+  readiness: { profile: string; probes: Record<string, Pingable> };
   /** Set by main.ts during graceful shutdown so /readyz turns 503 first. */
   draining?: () => boolean;
 }

@@ -37,7 +37,7 @@ export async function startTestService(
     ...env,
   });
   const service = await buildService(config, opts);
-  const { store, secrets } = service.deps;
+  const { store, secrets } = service;
   const slug = opts.tenantSlug ?? `t-${crypto.randomUUID().slice(0, 8)}`;
   const tenant =
     (await store.getTenantBySlug(slug)) ??

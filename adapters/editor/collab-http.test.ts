@@ -39,7 +39,7 @@ describe("collaboration ports over HTTP", () => {
   test("store sends the state with the shared secret; the API keeps it and records the writer", async () => {
     const persistence = new HttpCollabPersistence({
       baseUrl: served.url,
-      secret: svc.service.deps.secrets.collabSecret,
+      secret: svc.service.secrets.collabSecret,
     });
     const doc = new Y.Doc();
     const p = new Y.XmlElement("paragraph");
@@ -64,7 +64,7 @@ describe("collaboration ports over HTTP", () => {
   });
 
   test("load answers the stored state, null for a never-edited document; refusals keep their code", async () => {
-    const secret = svc.service.deps.secrets.collabSecret;
+    const secret = svc.service.secrets.collabSecret;
     const persistence = new HttpCollabPersistence({ baseUrl: served.url, secret });
     const doc = new Y.Doc();
     const p = new Y.XmlElement("paragraph");
@@ -93,7 +93,7 @@ describe("collaboration ports over HTTP", () => {
   });
 
   test("authorize goes through the webhook: owner read-write, API key and unknown document refused", async () => {
-    const auth = new HttpCollabAuthorizer({ baseUrl: served.url, secret: svc.service.deps.secrets.collabSecret });
+    const auth = new HttpCollabAuthorizer({ baseUrl: served.url, secret: svc.service.secrets.collabSecret });
     const grant = await auth.authorize(jwt, docId);
     expect(grant).toMatchObject({ readOnly: false, role: "owner", tenantId: svc.tenantId });
     const byKey = await auth.authorize(key, docId).catch((e) => e);

@@ -48,8 +48,8 @@ beforeAll(async () => {
   });
   jwt = await svc.token("scheme@example.com", "enterprise");
   key = await svc.apiKey("scheme@example.com");
-  admin = deps.secrets.adminApiKey;
-  collab = deps.secrets.collabSecret;
+  admin = svc.service.secrets.adminApiKey;
+  collab = svc.service.secrets.collabSecret;
 });
 afterAll(() => svc.close());
 
@@ -108,7 +108,7 @@ describe("identities carry tenant, roles and barriers", () => {
   test("a user's roles and crossed barriers reach the identity; inactive tenants are refused", async () => {
     const deps = svc.service.deps;
     const u = await svc.user("roles@example.com", "pro", ["editor"]);
-    await deps.store.updateUser(u.id, { barriers: ["7f0d1d7e-2a0b-4c55-9e7a-0c3b1c9d2e11"] });
+    await svc.service.store.updateUser(u.id, { barriers: ["7f0d1d7e-2a0b-4c55-9e7a-0c3b1c9d2e11"] });
     const token = await svc.token("roles@example.com");
     const res = await probe.request("/whoami", { headers: { authorization: `Bearer ${token}` } });
     expect(await res.json()).toEqual({
@@ -117,11 +117,11 @@ describe("identities carry tenant, roles and barriers", () => {
       barriers: ["7f0d1d7e-2a0b-4c55-9e7a-0c3b1c9d2e11"],
     });
 
-    await deps.store.updateTenant(svc.tenantId, { provisioning_state: "deprovisioned", is_active: false });
+    await svc.service.store.updateTenant(svc.tenantId, { provisioning_state: "deprovisioned", is_active: false });
     await deps.tenantResolver.invalidate(svc.tenantId);
     const refused = await probe.request("/whoami", { headers: { authorization: `Bearer ${token}` } });
     expect(refused.status).toBe(403);
-    await deps.store.updateTenant(svc.tenantId, { provisioning_state: "active", is_active: true });
+    await svc.service.store.updateTenant(svc.tenantId, { provisioning_state: "active", is_active: true });
     await deps.tenantResolver.invalidate(svc.tenantId);
     expect((await probe.request("/whoami", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   });

@@ -30,7 +30,7 @@ async function person(email: string): Promise<Creds> {
 
 /** A JWT for `email` that expires `ttlSeconds` from now. */
 async function shortToken(email: string, ttlSeconds: number): Promise<string> {
-  const { config, secrets } = svc.service.deps;
+  const { config, secrets } = svc.service;
   const u = await svc.user(email);
   return signUserToken(
     { secret: secrets.jwtSecret, issuer: config.jwt.issuer, audience: config.jwt.audience, ttlSeconds },

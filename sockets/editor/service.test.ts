@@ -176,7 +176,8 @@ describe("collaboration in the service", () => {
     const closes: number[] = [];
     a.provider.on("close", ({ event }: { event: { code: number } }) => closes.push(event.code));
     b.provider.on("connection-close", (event: { code: number } | null) => closes.push(event?.code ?? 0));
-    const { store, tenantResolver: tenants } = svc.service.deps;
+    const { store } = svc.service;
+    const { tenantResolver: tenants } = svc.service.deps;
     await store.updateTenant(svc.tenantId, { provisioning_state: "deprovisioned", is_active: false });
     await tenants.invalidate(svc.tenantId);
     await waitFor("both sockets closed", () => closes.filter((c) => c === 4403).length >= 2);

@@ -18,7 +18,8 @@ afterAll(async () => {
 });
 
 test("a deactivated tenant's streams are closed with 4403; another tenant's stay open", async () => {
-  const { store, tenantResolver: tenants } = svc.service.deps;
+  const { store } = svc.service;
+  const { tenantResolver: tenants } = svc.service.deps;
   const other = await store.createTenant({
     slug: `other-${crypto.randomUUID().slice(0, 8)}`,
     display_name: "Other",

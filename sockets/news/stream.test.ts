@@ -71,7 +71,7 @@ describe("news stream: the handshake", () => {
     const served = serve(other.service);
     try {
       const k = await other.apiKey("inactive@example.com");
-      await other.service.deps.store.updateTenant(other.tenantId, { is_active: false });
+      await other.service.store.updateTenant(other.tenantId, { is_active: false });
       await other.service.deps.tenantResolver.invalidate(other.tenantId);
       const res = await fetch(`${served.url}/v1/news/stream?apikey=${encodeURIComponent(k)}`, {
         headers: { upgrade: "websocket", connection: "Upgrade" },

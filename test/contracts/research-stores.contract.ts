@@ -3,8 +3,8 @@
  * against every SQL dialect by research-stores.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { FilingRecord } from "../../domain/financials/presentations.ts";
 import type { ResearchStores } from "../../domain/financials/ports.ts";
+import type { FilingRecord } from "../../domain/financials/presentations.ts";
 import type { TopicDocument, TopicMention } from "../../domain/financials/topics.ts";
 import type { TranscriptRecord, TranscriptSourceFormat } from "../../domain/financials/transcripts.ts";
 

@@ -38,7 +38,7 @@ function runRoutes(engine: string, env: Record<string, string>): void {
     beforeAll(async () => {
       svc = await startTestService(env);
       port = realtimeEngine(svc.service.engines.timeseries) as RealtimeTablesPort;
-      const { store, secrets, config } = svc.service.deps;
+      const { store, secrets, config } = svc.service;
       const mine = await store.getTenant(svc.tenantId);
       me = { tenantId: svc.tenantId, slug: mine!.slug };
       await svc.service.engines.timeseries.ensureNamespace(me);
@@ -213,7 +213,7 @@ function runRoutes(engine: string, env: Record<string, string>): void {
     });
 
     test("a tenant provisioned through the admin API gets its namespace on this engine and can create tables", async () => {
-      const { store, secrets, config } = svc.service.deps;
+      const { store, secrets, config } = svc.service;
       const admin = { "x-api-key": secrets.adminApiKey, "content-type": "application/json" };
       const slug = `prov-${crypto.randomUUID().slice(0, 8)}`;
       const created = await svc.request("/v1/admin/tenants", {

@@ -30,7 +30,7 @@ if (pg && redis) {
       const env = { DATABASE_URL: db.url, REDIS_URL: redis, CAIRN_REDIS_PREFIX: prefix };
       a = await startTestService(env);
       // The same tenant on both: one control plane, as in a real cluster.
-      b = await startTestService(env, { tenantSlug: (await a.service.deps.store.getTenant(a.tenantId))?.slug });
+      b = await startTestService(env, { tenantSlug: (await a.service.store.getTenant(a.tenantId))?.slug });
       httpA = serve(a.service);
       httpB = serve(b.service);
       key = await a.apiKey("cluster-news@example.com", "enterprise");

@@ -40,7 +40,7 @@ describe("rate limits, in-process counters", () => {
     const b = await svc.token("free-b@example.com", "free");
     for (let i = 0; i < 7; i++) await me(svc, a);
     expect((await me(svc, b)).status).toBe(200);
-    await svc.service.deps.store.updateUser((await svc.user("free-a@example.com")).id, { tier: "pro" });
+    await svc.service.store.updateUser((await svc.user("free-a@example.com")).id, { tier: "pro" });
     const body = (await (await me(svc, a)).json()) as { current_usage: { today: number } };
     // 5 accepted as free, the next 2 refused, then 1 accepted as pro.
     expect(body.current_usage.today).toBe(6);
@@ -83,7 +83,7 @@ if (pg && redis) {
       expect(a.tenantId).toBe(b.tenantId);
       const token = await a.token("shared-pro@example.com", "pro");
       expect((await me(b, token)).status).toBe(200); // B has the tenant cached now
-      await a.service.deps.store.updateTenant(a.tenantId, { provisioning_state: "deprovisioned", is_active: false });
+      await a.service.store.updateTenant(a.tenantId, { provisioning_state: "deprovisioned", is_active: false });
       await a.service.deps.tenantResolver.invalidate(a.tenantId);
       const refused = await me(b, token);
       expect(refused.status).toBe(403);

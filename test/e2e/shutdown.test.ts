@@ -12,7 +12,7 @@ test("service.close() drains an in-flight job before closing the stores", async 
   try {
     const config = loadConfig({ CAIRN_DATA_DIR: dataDir, CAIRN_LOG_LEVEL: "silent" });
     const service = await buildService(config);
-    const { queue } = service.deps;
+    const { queue } = service;
     let started = false;
     let finished = false;
     queue.work("drain-test", async () => {

@@ -50,7 +50,7 @@ if (pg && redis) {
       };
       a = await startTestService(env, { sharedEngines: shared });
       b = await startTestService(env, { sharedEngines: shared });
-      headers = { "x-api-key": a.service.deps.secrets.adminApiKey, "content-type": "application/json" };
+      headers = { "x-api-key": a.service.secrets.adminApiKey, "content-type": "application/json" };
     }, 90_000);
     afterAll(async () => {
       await a?.close();

@@ -19,7 +19,7 @@ beforeAll(async () => {
     CAIRN_TEST_FAULTS: "1",
     ...(gateway ? { CAIRN_LAKEHOUSE_URL: gateway.url } : {}),
   });
-  admin = { "x-api-key": svc.service.deps.secrets.adminApiKey, "content-type": "application/json" };
+  admin = { "x-api-key": svc.service.secrets.adminApiKey, "content-type": "application/json" };
 }, 90_000);
 afterAll(async () => {
   await svc?.close();

@@ -34,7 +34,7 @@ beforeAll(async () => {
   served = serve(svc.service);
   jwt = await svc.token("hostile@cairn.test", "enterprise");
   apiKey = await svc.apiKey("hostile@cairn.test", "enterprise");
-  const { store, secrets, config } = svc.service.deps;
+  const { store, secrets, config } = svc.service;
   const slug = `other-${crypto.randomUUID().slice(0, 6)}`;
   const tenant = await store.createTenant({
     slug,

@@ -53,8 +53,8 @@ beforeAll(async () => {
   served = serve(svc.service);
   creds.jwt = await svc.token("fuzz@cairn.test", "enterprise");
   creds.apiKey = await svc.apiKey("fuzz-key@cairn.test", "enterprise");
-  creds.admin = svc.service.deps.secrets.adminApiKey;
-  creds.collab = svc.service.deps.secrets.collabSecret;
+  creds.admin = svc.service.secrets.adminApiKey;
+  creds.collab = svc.service.secrets.collabSecret;
   doc = (await (await svc.request("/openapi.json")).json()) as OpenApiDoc;
 });
 afterAll(async () => {

@@ -28,7 +28,7 @@ export interface HostileFixture {
 export async function startHostileFixture(env: Record<string, string> = {}): Promise<HostileFixture> {
   const fx = await startDocsFixture(env);
   const attacker = await fx.caller(`attacker-${crypto.randomUUID()}@example.com`, ["analyst"]);
-  const { store } = fx.svc.service.deps;
+  const { store } = fx.svc.service;
   const index = fx.svc.service.engines.documentIndex as SqliteDocumentIndex;
   const tenant = await store.createTenant({
     slug: `n-${crypto.randomUUID().slice(0, 8)}`,

@@ -14,7 +14,7 @@ let otherOwnerToken: string;
 let analyst: User;
 
 async function tokenFor(u: User): Promise<string> {
-  const { secrets, config } = svc.service.deps;
+  const { secrets, config } = svc.service;
   return signUserToken(
     { secret: secrets.jwtSecret, issuer: config.jwt.issuer, audience: config.jwt.audience, ttlSeconds: 600 },
     { userId: u.id, email: u.email, tenantId: u.tenant_id },
@@ -26,7 +26,7 @@ beforeAll(async () => {
   ownerToken = await tokenFor(await svc.user("owner@barriers.test", "enterprise", ["owner"]));
   viewerToken = await tokenFor(await svc.user("viewer@barriers.test", "enterprise", ["viewer"]));
   analyst = await svc.user("analyst@barriers.test", "enterprise", ["analyst"]);
-  const { store } = svc.service.deps;
+  const { store } = svc.service;
   const slug = `other-${crypto.randomUUID().slice(0, 6)}`;
   const other = await store.createTenant({
     slug,

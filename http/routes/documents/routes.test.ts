@@ -350,7 +350,7 @@ describe("upload refusals", () => {
   });
 
   test("a tenant whose index is not provisioned gets 503 for upload and search", async () => {
-    const { store } = fx.svc.service.deps;
+    const { store } = fx.svc.service;
     const t = await store.createTenant({
       slug: `noidx-${crypto.randomUUID().slice(0, 8)}`,
       display_name: "No index",

@@ -20,7 +20,7 @@ let bare: { tenant: Tenant; owner: string };
 
 /** A tenant with an owner token, in the same service (the harness seeds only one tenant). */
 async function tenantWithOwner(slug: string): Promise<{ tenant: Tenant; owner: string }> {
-  const { store, secrets, config } = svc.service.deps;
+  const { store, secrets, config } = svc.service;
   const tenant = await store.createTenant({
     slug,
     display_name: slug,
@@ -109,7 +109,7 @@ describe("lakehouse catalogs", () => {
       is_active: true,
     });
     expect(new Date(rec.provisioned_at as string).toISOString()).toBe(rec.provisioned_at as string);
-    const row = await svc.service.deps.store.sql.get<{ s3_secret_key_enc: string; key_id: string }>(
+    const row = await svc.service.store.sql.get<{ s3_secret_key_enc: string; key_id: string }>(
       "SELECT s3_secret_key_enc, key_id FROM catalogs WHERE id = ?",
       [rec.id as string],
     );
@@ -122,7 +122,7 @@ describe("lakehouse catalogs", () => {
 
   test("repeated POST updates in place: same id, new warehouse, rotated secret", async () => {
     const before = (await call(`/v1/admin/tenants/${svc.tenantId}/catalog`, owner)).json as Record<string, unknown>;
-    const sql = svc.service.deps.store.sql;
+    const sql = svc.service.store.sql;
     const oldCt = await sql.get<{ c: string }>("SELECT s3_secret_key_enc AS c FROM catalogs WHERE id = ?", [
       before.id as string,
     ]);
@@ -260,9 +260,9 @@ describe("sync targets", () => {
   });
 
   beforeAll(async () => {
-    const t = await svc.service.deps.store.getTenant(svc.tenantId);
+    const t = await svc.service.store.getTenant(svc.tenantId);
     slug = t?.slug ?? "";
-    await svc.service.deps.store.sql.exec(
+    await svc.service.store.sql.exec(
       "CREATE TABLE ci.filings (id INTEGER PRIMARY KEY, cik TEXT NOT NULL, amount DECIMAL(12,2), flag BLOB, updated_at TEXT)",
     );
   });

@@ -18,13 +18,9 @@ export function registerOpsRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void
         checks[name] = `error: ${err instanceof Error ? err.message : String(err)}`;
       }
     };
-    await Promise.all([
-      probe("control_plane", () => deps.store.ping()),
-      probe("queue", () => deps.queue.ping()),
-      probe("counters", () => deps.counters.ping()),
-    ]);
+    await Promise.all(Object.entries(deps.readiness.probes).map(([name, target]) => probe(name, () => target.ping())));
     const ok = Object.values(checks).every((v) => v === "ok");
-    return c.json({ status: ok ? "ready" : "not_ready", profile: deps.config.profile, checks }, ok ? 200 : 503);
+    return c.json({ status: ok ? "ready" : "not_ready", profile: deps.readiness.profile, checks }, ok ? 200 : 503);
   });
 }
 

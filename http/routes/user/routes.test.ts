@@ -87,7 +87,7 @@ describe("API keys", () => {
 
     // More calls follow than the free tier's 5 a minute allows: lift the account to pro.
     const u = await svc.user("keys@example.com");
-    await svc.service.deps.store.updateUser(u.id, { tier: "pro" });
+    await svc.service.store.updateUser(u.id, { tier: "pro" });
     // The key works on an API-key route; revoking it takes effect on the very next request.
     const withKey = () => svc.request("/v1/transcripts?limit=1", { headers: { "x-api-key": made.key } });
     expect((await withKey()).status).toBe(200);

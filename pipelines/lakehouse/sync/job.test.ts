@@ -38,7 +38,7 @@ function runSyncSuite(
       const lh = svc.service.engines.lakehouse;
       if (!lh) throw new Error("the service should have a lakehouse");
       lake = lh;
-      tenant = (await svc.service.deps.store.getTenant(svc.tenantId)) as Tenant;
+      tenant = (await svc.service.store.getTenant(svc.tenantId)) as Tenant;
       ns = lakehouseNamespace(tenant.slug);
       await svc.user("owner@sync.test", "enterprise", ["owner"]);
       owner = await svc.token("owner@sync.test", "enterprise");
@@ -48,7 +48,7 @@ function runSyncSuite(
         storage_prefix: ns,
       });
       expect(cat.status).toBe(201);
-      const sql = svc.service.deps.store.sql;
+      const sql = svc.service.store.sql;
       for (const t of ["trades_full", "trades_inc"]) {
         await sql.exec(`CREATE TABLE ci.${t} (id INTEGER NOT NULL PRIMARY KEY, sym TEXT NOT NULL, qty BIGINT,
           px DECIMAL(12,2), traded_at TIMESTAMP, version INTEGER NOT NULL)`);
@@ -70,7 +70,7 @@ function runSyncSuite(
 
     async function insert(table: string, rows: [number, string, number | bigint, number, string, number][]) {
       for (const r of rows) {
-        await svc.service.deps.store.sql.run(
+        await svc.service.store.sql.run(
           `INSERT INTO ci.${table} (id, sym, qty, px, traded_at, version) VALUES (?, ?, ?, ?, ?, ?)`,
           r,
         );
@@ -105,7 +105,8 @@ function runSyncSuite(
 
     /** Runs the handler in-process with small batches, as the worker would. */
     async function runDirect(id: string, over: Partial<LakehouseSyncDeps> = {}): Promise<SyncOutcome> {
-      const { store, logger } = svc.service.deps;
+      const { store } = svc.service;
+      const { logger } = svc.service.deps;
       const { lakehouseCatalogs } = svc.service;
       const handler = makeLakehouseSyncHandler({
         store,
@@ -160,7 +161,7 @@ function runSyncSuite(
       const big = await lake.sql(ns, "SELECT CAST(qty AS VARCHAR) AS q FROM trades_full WHERE id = 2");
       expect(big.rows).toEqual([["9007199254740993"]]);
 
-      const sql = svc.service.deps.store.sql;
+      const sql = svc.service.store.sql;
       await sql.run("DELETE FROM ci.trades_full WHERE id = ?", [1]);
       await sql.run("UPDATE ci.trades_full SET px = ? WHERE id = ?", [99.99, 3]);
       await insert("trades_full", [[4, "DDD", 400, 40, "2024-01-02 11:00:00", 1]]);
@@ -214,7 +215,7 @@ function runSyncSuite(
       expect((await stored.getSyncTarget(target.id))?.last_snapshot_id).toBe(afterFirst.last_snapshot_id);
       expect((await lakeRows("trades_inc")).length).toBe(6);
 
-      const sql = svc.service.deps.store.sql;
+      const sql = svc.service.store.sql;
       await sql.run("UPDATE ci.trades_inc SET px = ?, version = ? WHERE id = ?", [22.5, 11, 2]);
       await sql.run("UPDATE ci.trades_inc SET px = ? WHERE id = ?", [77, 1]); // no version bump: not synced
       await insert("trades_inc", [[7, "GGG", 7, 7, "2024-01-02 10:00:00", 11]]);
@@ -261,25 +262,25 @@ function runSyncSuite(
       expect(first.status).toBe(202);
       expect(second.status).toBe(202);
       expect(second.json.job_id).toBe(first.json.job_id);
-      const done = await svc.service.deps.queue.getJob("lakehouse-sync", String(first.json.job_id));
+      const done = await svc.service.queue.getJob("lakehouse-sync", String(first.json.job_id));
       const deadline = Date.now() + 30_000;
       let status = done?.status;
       while (status !== "completed" && status !== "failed" && Date.now() < deadline) {
         await Bun.sleep(50);
-        status = (await svc.service.deps.queue.getJob("lakehouse-sync", String(first.json.job_id)))?.status;
+        status = (await svc.service.queue.getJob("lakehouse-sync", String(first.json.job_id)))?.status;
       }
       expect(status).toBe("completed");
     }, 60_000);
 
     test("a missing source table fails the run with the reason on the target", async () => {
-      await svc.service.deps.store.sql.exec("CREATE TABLE ci.gone (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)");
+      await svc.service.store.sql.exec("CREATE TABLE ci.gone (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)");
       const target = await createTarget({
         source_table: "gone",
         iceberg_table: "gone",
         primary_key_cols: ["id"],
         cursor_col: "v",
       });
-      await svc.service.deps.store.sql.exec("DROP TABLE ci.gone");
+      await svc.service.store.sql.exec("DROP TABLE ci.gone");
       await expect(runDirect(target.id)).rejects.toThrow("Source table ci.gone does not exist");
       const t = (await api("GET", `/v1/admin/lakehouse/sync-targets/${target.id}`)).json;
       expect(t).toMatchObject({ last_status: "failed", last_error: "Source table ci.gone does not exist" });

@@ -32,7 +32,7 @@ d("scheduled tiering in the service", () => {
   beforeAll(async () => {
     // A run every second on the real clock: 2014 bars are long past the 7 days.
     svc = await startTestService({ CAIRN_TIERING_INTERVAL_MS: "1000" });
-    const { store } = svc.service.deps;
+    const { store } = svc.service;
     const row = await store.getTenant(svc.tenantId);
     tenant = { tenantId: svc.tenantId, slug: row?.slug as string };
     await (svc.service.engines.timeseries as DuckDbTimeSeries).ensureNamespace(tenant);
@@ -60,7 +60,7 @@ d("scheduled tiering in the service", () => {
     expect(body.tables.map((r) => r.slice(0, 2))).toEqual([["bars", 1]]);
     const summary = (await svc.service.deps.rtdb.storage(tenant)).tiered;
     expect(summary?.rows).toBe(old.length);
-    const objectsDir = join(svc.service.deps.config.dataDir, "lakehouse", "objects");
+    const objectsDir = join(svc.service.config.dataDir, "lakehouse", "objects");
     const location = `file://${objectsDir}/${lakehouseNamespace(tenant.slug)}/rtdb/`;
     expect(summary?.location).toBe(location);
     expect(body.tiering_note).toBe(
@@ -68,7 +68,7 @@ d("scheduled tiering in the service", () => {
         `${summary?.bytes.toLocaleString("en-US")} bytes of Parquet at ${location}.`,
     );
     // The run that did it is a completed job on the durable queue.
-    const { queue } = svc.service.deps;
+    const { queue } = svc.service;
     const now = Date.now();
     const ids = Array.from({ length: 60 }, (_, i) => `rtdb-tiering-${Math.floor(now / 1000) - i}`);
     const jobs = (await Promise.all(ids.map((id) => queue.getJob(RTDB_TIERING_QUEUE, id)))).filter((j) => j !== null);
