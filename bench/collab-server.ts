@@ -1,5 +1,5 @@
 /**
- * The benchmark's subject: Cairn's collaboration rooms (actors/collab-*, sockets/editor)
+ * The benchmark's subject: Cairn's collaboration rooms (actors/editor, sockets/editor)
  * alone on Bun, configured like bench/collab-hocuspocus.mjs: in-memory persistence (full
  * state, merged), every token accepted read-write, 2 s debounce with a 10 s max wait.
  * Prints "ready <port>"; GET /mem answers memory after a full GC.

@@ -1,7 +1,7 @@
 /**
  * 8-K filings with their exhibits (press releases, investor presentations) as Markdown,
  * served by GET /v1/presentations/{accession_number} (spec 2.18) and read by the topic
- * pipeline. Written by pipelines/financials/filings; adapters in adapters/research.
+ * pipeline. Written by pipelines/financials/filings; adapters in adapters/financials.
  */
 
 export const ACCESSION_RE = /^\d{10}-\d{2}-\d{6}$/;

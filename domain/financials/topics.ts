@@ -1,6 +1,6 @@
 /**
  * Company topics extracted from transcripts and filings (spec 2.16) and emerging topics
- * (spec 2.17). pipelines/financials/topics computes them; adapters/research stores them. Topic and
+ * (spec 2.17). pipelines/financials/topics computes them; adapters/financials stores them. Topic and
  * emerging-topic ids are stable integers: the same normalised name keeps its id across
  * rebuilds.
  */

@@ -1,6 +1,6 @@
 /**
  * Earnings-call transcripts as served (spec 2.15) and the store port the ingest pipeline
- * (pipelines/financials/transcripts) writes and GET /v1/transcripts reads. Adapters: adapters/research.
+ * (pipelines/financials/transcripts) writes and GET /v1/transcripts reads. Adapters: adapters/financials.
  */
 
 /** Element of `executives` (spec 2.15 leaves the shape open). */
