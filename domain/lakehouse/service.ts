@@ -10,7 +10,7 @@ import type { Tenant } from "../ports.ts";
 import { lakehouseNamespace } from "../tenants/namespaces.ts";
 import {
   type Catalog,
-  type CatalogType,
+  type CatalogUpsert,
   catalogSecretContext,
   type SourceSchema,
   type SyncMode,
@@ -40,17 +40,7 @@ export interface LakehouseServiceDeps {
 }
 
 /** A catalog as an owner submits it; `s3_secret_key_enc` is the plaintext secret, or null. */
-export interface CatalogInput {
-  catalog_name: string;
-  catalog_type: CatalogType;
-  catalog_uri: string;
-  warehouse: string;
-  storage_prefix: string;
-  s3_endpoint: string | null;
-  s3_access_key_id: string | null;
-  s3_secret_key_enc: string | null;
-  metadata: Record<string, unknown>;
-}
+export type CatalogInput = Omit<CatalogUpsert, "tenant_id" | "key_id">;
 
 export interface SyncTargetInput {
   tenant_id: string;
