@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { AppError } from "../../domain/errors.ts";
-import type { FromFixture, ToFixture } from "./pool.fixture-worker.ts";
+import type { FromFixture, ToFixture } from "../../test/fixtures/pool-worker.ts";
 import { JobCancelled, WorkerPool, type WorkerPoolOptions } from "./pool.ts";
 
 type Job = { op: "echo" | "fail" | "hang" | "crash" | "exit"; value: string };
@@ -15,7 +15,7 @@ function pool(
 ): WorkerPool<Job, string, ToFixture, FromFixture> {
   const p = new WorkerPool<Job, string, ToFixture, FromFixture>({
     name: "fixture work",
-    url: new URL("./pool.fixture-worker.ts", import.meta.url),
+    url: new URL("../../test/fixtures/pool-worker.ts", import.meta.url),
     size: 1,
     maxQueued: 4,
     encode: (id, job) => ({ id, ...job }),

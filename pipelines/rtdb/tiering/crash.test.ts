@@ -29,7 +29,7 @@ const NOW = new Date("2006-02-05T00:00:00Z");
 const CLAIM_MS = 1_000;
 const NTH = 3;
 const FULL = { from: "2006-01-01T00:00:00Z", to: "2006-03-01T00:00:00Z" };
-const CHILD = join(import.meta.dir, "crash-child.ts");
+const CHILD = join(import.meta.dir, "../../../test/fixtures/rtdb-tiering-crash-child.ts");
 
 let base: string;
 let tenant: TenantRef;
