@@ -7,7 +7,6 @@ import { openResearchStores } from "../adapters/financials/research.ts";
 import { LadybugGraph } from "../adapters/graph/index.ts";
 import { readLocalFeeds, SqlNewsStore } from "../adapters/news/index.ts";
 import type { Config } from "../config.ts";
-import type { ResearchStores } from "../domain/financials/ports.ts";
 import type { NewsStore } from "../domain/news/ports.ts";
 import type { SqlClient } from "../domain/ports.ts";
 import type { NamespacePort } from "../domain/tenants/namespaces.ts";
@@ -15,9 +14,7 @@ import type { NamespacePort } from "../domain/tenants/namespaces.ts";
 export { openControlPlane, openDocumentIndex, openFinancials, openTimeSeries } from "./engines.ts";
 
 /** Transcripts, filings and topics over the control plane's database. */
-export function openResearch(sql: SqlClient): ResearchStores {
-  return openResearchStores(sql);
-}
+export { openResearchStores as openResearch };
 
 export function openNewsStore(sql: SqlClient): NewsStore {
   return new SqlNewsStore(sql);

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as Y from "yjs";
-import { engineUrl, freshPostgresDatabase } from "../../test/engines.ts";
+import { engineUrl } from "../../test/engines.ts";
+import { type ClusterPair, startClusterPair } from "../../test/fixtures/cluster.ts";
 import { addParagraph, docXml, hocuspocusClient, yWebsocketClient } from "../../test/fixtures/editor-server.ts";
-import { startTestService, type TestService } from "../../test/harness.ts";
-import { deleteRedisPrefix } from "../../test/redis.ts";
+import type { TestService } from "../../test/harness.ts";
 import { type Served, serve } from "../../test/serve.ts";
 import { waitFor } from "../../test/wait.ts";
 
@@ -17,9 +17,7 @@ const redis = engineUrl("redis");
 
 if (pg && redis) {
   describe("collaboration across two instances (Postgres + Redis)", () => {
-    let db: Awaited<ReturnType<typeof freshPostgresDatabase>>;
-    const prefix = `cairn-c${crypto.randomUUID().slice(0, 8)}`;
-    const slug = `collab-${crypto.randomUUID().slice(0, 8)}`;
+    let pair: ClusterPair;
     let a: TestService;
     let b: TestService;
     let sa: Served;
@@ -29,18 +27,13 @@ if (pg && redis) {
     const cleanups: (() => void)[] = [];
 
     beforeAll(async () => {
-      db = await freshPostgresDatabase(pg);
       // A long debounce: a late room must get unsaved edits from the other instance.
-      const env = {
-        DATABASE_URL: db.url,
-        REDIS_URL: redis,
-        CAIRN_REDIS_PREFIX: prefix,
+      pair = await startClusterPair(pg, redis, "collab", {
         CAIRN_COLLAB_DEBOUNCE_MS: "60000",
         CAIRN_COLLAB_MAX_WAIT_MS: "60000",
         CAIRN_COLLAB_UNLOAD_MS: "50",
-      };
-      a = await startTestService(env, { tenantSlug: slug });
-      b = await startTestService(env, { tenantSlug: slug });
+      });
+      ({ a, b } = pair);
       sa = serve(a.service);
       sb = serve(b.service);
       await a.user("w@cluster.test", "enterprise", ["editor"]);
@@ -51,10 +44,7 @@ if (pg && redis) {
       for (const c of cleanups.splice(0)) c();
       await sa?.stop();
       await sb?.stop();
-      await a?.close();
-      await b?.close();
-      await db?.drop();
-      await deleteRedisPrefix(redis, `${prefix}:`);
+      await pair?.close();
     });
 
     const createDoc = async () => {

@@ -4,10 +4,10 @@
  * pub/sub channel: B downgrades or closes them, and leaves everybody else's alone.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { engineUrl, freshPostgresDatabase } from "../../test/engines.ts";
+import { engineUrl } from "../../test/engines.ts";
+import { type ClusterPair, startClusterPair } from "../../test/fixtures/cluster.ts";
 import { addParagraph, docXml, hocuspocusClient } from "../../test/fixtures/editor-server.ts";
-import { startTestService, type TestService } from "../../test/harness.ts";
-import { deleteRedisPrefix } from "../../test/redis.ts";
+import type { TestService } from "../../test/harness.ts";
 import { type Served, serve } from "../../test/serve.ts";
 import { waitFor } from "../../test/wait.ts";
 
@@ -22,34 +22,24 @@ interface Creds {
 
 if (pg && redis) {
   describe("editor access changes across two instances (Postgres + Redis)", () => {
-    let db: Awaited<ReturnType<typeof freshPostgresDatabase>>;
-    const prefix = `cairn-r${crypto.randomUUID().slice(0, 8)}`;
-    const slug = `revoke-${crypto.randomUUID().slice(0, 8)}`;
+    let pair: ClusterPair;
     let a: TestService;
     let b: TestService;
     let sb: Served;
     const cleanups: (() => void)[] = [];
 
     beforeAll(async () => {
-      db = await freshPostgresDatabase(pg);
-      const env = {
-        DATABASE_URL: db.url,
-        REDIS_URL: redis,
-        CAIRN_REDIS_PREFIX: prefix,
+      pair = await startClusterPair(pg, redis, "revoke", {
         CAIRN_COLLAB_DEBOUNCE_MS: "20",
         CAIRN_COLLAB_UNLOAD_MS: "50",
-      };
-      a = await startTestService(env, { tenantSlug: slug });
-      b = await startTestService(env, { tenantSlug: slug });
+      });
+      ({ a, b } = pair);
       sb = serve(b.service);
     }, 60_000);
     afterAll(async () => {
       for (const c of cleanups.splice(0)) c();
       await sb?.stop();
-      await a?.close();
-      await b?.close();
-      await db?.drop();
-      await deleteRedisPrefix(redis, `${prefix}:`);
+      await pair?.close();
     });
 
     const person = async (email: string): Promise<Creds> => {
