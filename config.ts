@@ -13,6 +13,7 @@ import { checkDocuments, type DocumentsConfig, documentsConfig, documentsEnv } f
 import { type CollabConfig, collabConfig, collabEnv } from "./config/editor.ts";
 import { ConfigError } from "./config/env.ts";
 import { checkSec, type SecConfig, secConfig, secEnv } from "./config/financials.ts";
+import { type FoundryConfig, foundryConfig, foundryEnv } from "./config/foundry.ts";
 import { type NewsConfig, newsConfig, newsEnv } from "./config/news.ts";
 import { type StorageConfig, storageConfig, storageEnv } from "./config/storage.ts";
 
@@ -25,11 +26,19 @@ export const EnvSchema = coreEnv
   .extend(documentsEnv.shape)
   .extend(collabEnv.shape)
   .extend(secEnv.shape)
-  .extend(newsEnv.shape);
+  .extend(newsEnv.shape)
+  .extend(foundryEnv.shape);
 
 export type Env = z.infer<typeof EnvSchema>;
 
-export interface Config extends CoreConfig, StorageConfig, DocumentsConfig, CollabConfig, SecConfig, NewsConfig {}
+export interface Config
+  extends CoreConfig,
+    StorageConfig,
+    DocumentsConfig,
+    CollabConfig,
+    SecConfig,
+    NewsConfig,
+    FoundryConfig {}
 
 /** Parse the environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -50,5 +59,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...collabConfig(e),
     ...secConfig(e),
     ...newsConfig(e),
+    ...foundryConfig(e),
   };
 }

@@ -48,6 +48,7 @@ import {
   openTimeSeries,
 } from "./engines.ts";
 import { openFinancialsService } from "./financials.ts";
+import { openFoundryService } from "./foundry.ts";
 import { openTiering, startWorkers } from "./jobs.ts";
 import { openLakehouseService } from "./lakehouse.ts";
 import { openNewsPoller } from "./news.ts";
@@ -220,6 +221,7 @@ function openAreas(config: Config, f: Foundation, engines: ProvisioningEngines, 
     financials: financials.service,
     news: new NewsService({ store: news, stream: newsStreamGate }),
     rtdb: new RtdbService({ tables: tiering.realtimeTables, tiering: tiering.view }),
+    foundry: openFoundryService({ config, lakehouse: engines.lakehouse }),
     editor: editorArea.editor,
     documents: documentsArea.documents,
   };

@@ -26,6 +26,7 @@ import { registerPresentationRoutes } from "./routes/financials/presentations/ro
 import { registerFinancialRoutes } from "./routes/financials/routes.ts";
 import { registerTopicRoutes } from "./routes/financials/topics/routes.ts";
 import { registerTranscriptRoutes } from "./routes/financials/transcripts/routes.ts";
+import { registerFoundryRoutes } from "./routes/foundry/routes.ts";
 import { registerLakehouseRoutes } from "./routes/lakehouse/routes.ts";
 import { registerNewsRoutes } from "./routes/news/routes.ts";
 import { registerNewsStreamRoute } from "./routes/news/stream-routes.ts";
@@ -172,4 +173,5 @@ function registerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   registerBarrierRoutes(app, deps.documents.barriers, guards);
   registerRagRoutes(app, deps.documents, guards);
   registerEditorRoutes(app, deps.editor, guards);
+  registerFoundryRoutes(app, deps, guards);
 }

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { DocumentService } from "../domain/documents/service.ts";
 import type { EditorService } from "../domain/editor/index.ts";
 import type { FinancialsService } from "../domain/financials/service.ts";
+import type { FoundryService } from "../domain/foundry/service.ts";
 import type { LakehouseService } from "../domain/lakehouse/service.ts";
 import type { NewsService } from "../domain/news/service.ts";
 import type { Pingable } from "../domain/ports.ts";
@@ -40,6 +41,8 @@ export interface AppDeps {
   editor: EditorService;
   /** Document upload, ACL'd search and agentic answers over the tenant's index (spec 4.6). */
   documents: DocumentService;
+  /** Foundry: the tenant's tables and datasets (spec 2.6, 3.2, 4.9). */
+  foundry: FoundryService;
   /** What /readyz pings (control plane, job queue, counters), and the profile it reports. */
   readiness: { profile: string; probes: Record<string, Pingable> };
   /** Set by main.ts during graceful shutdown so /readyz turns 503 first. */

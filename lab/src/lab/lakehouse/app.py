@@ -23,9 +23,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from lab.foundry.routes import foundry_routes
 from lab.lakehouse import payloads
 from lab.lakehouse.columns import Column
 from lab.lakehouse.errors import LakehouseError
+from lab.lakehouse.import_routes import import_routes
 from lab.lakehouse.names import check_name
 from lab.lakehouse.query import QueryEngine
 from lab.lakehouse.store import Lakehouse
@@ -171,6 +173,8 @@ def create_app(
             Route(f"{table}/write", write, methods=["POST"]),
             Route("/sql", sql, methods=["POST"]),
             Route("/smoke", smoke, methods=["POST"]),
+            *import_routes(lakehouse),
+            *foundry_routes(lakehouse, engine),
         ],
         exception_handlers={
             LakehouseError: on_lakehouse_error,

@@ -1,0 +1,51 @@
+/**
+ * Foundry (spec 1.6, 1.9, 4.9): the graph engine at scale (Neo4j over Bolt; unset = the
+ * embedded Ladybug database in the data directory), custom table uploads and dataset builds.
+ */
+import { z } from "zod";
+import { optionalSecret, optionalUrl } from "./env.ts";
+
+export const foundryEnv = z.object({
+  /** Neo4j's Bolt address (bolt:// or neo4j://); unset = the embedded graph (Ladybug). */
+  CAIRN_NEO4J_URL: optionalUrl(["bolt", "bolt+s", "neo4j", "neo4j+s"]),
+  CAIRN_NEO4J_USER: z.string().trim().min(1).default("neo4j"),
+  CAIRN_NEO4J_PASSWORD: optionalSecret(1),
+  /** The Neo4j database the tenants' labels live in (Community edition has one). */
+  CAIRN_NEO4J_DATABASE: z.string().trim().min(1).default("neo4j"),
+  /** Largest custom-table upload (POST /v1/foundry/tables), bytes; default 100 MiB. */
+  CAIRN_FOUNDRY_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(2 * 1024 ** 3)
+    .default(100 * 1024 ** 2),
+  /** Deadline of one dataset build in the lab, ms; default 30 minutes. */
+  CAIRN_FOUNDRY_BUILD_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(1_800_000),
+});
+
+type FoundryEnv = z.infer<typeof foundryEnv>;
+
+export interface FoundryConfig {
+  foundry: {
+    neo4j: { url: string; user: string; password: string | undefined; database: string } | null;
+    uploadMaxBytes: number;
+    buildTimeoutMs: number;
+  };
+}
+
+export function foundryConfig(e: FoundryEnv): FoundryConfig {
+  return {
+    foundry: {
+      neo4j: e.CAIRN_NEO4J_URL
+        ? {
+            url: e.CAIRN_NEO4J_URL,
+            user: e.CAIRN_NEO4J_USER,
+            password: e.CAIRN_NEO4J_PASSWORD,
+            database: e.CAIRN_NEO4J_DATABASE,
+          }
+        : null,
+      uploadMaxBytes: e.CAIRN_FOUNDRY_UPLOAD_MAX_BYTES,
+      buildTimeoutMs: e.CAIRN_FOUNDRY_BUILD_TIMEOUT_MS,
+    },
+  };
+}

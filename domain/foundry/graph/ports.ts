@@ -1,0 +1,29 @@
+/**
+ * The graph (spec 1.9: relationship queries in Cypher) as Foundry sees it. Embedded:
+ * Ladybug (adapters/graph/ladybug.ts); at scale: Neo4j over Bolt. Every call is scoped
+ * to one tenant by code (label prefix), never by anything the caller wrote; statements
+ * reaching these methods have been checked by ./cypher.ts (read-only, one statement).
+ */
+import type { TenantRef } from "../../tenants/namespaces.ts";
+
+export type GraphValue = string | number | boolean | null;
+
+/** A graph feature of a dataset spec (2.6) after ./cypher.ts accepted it. */
+export interface CheckedGraphFeature {
+  /** The entity label the fragment starts from, unprefixed (e.g. `Company`). */
+  label: string;
+  /** The key property of that label the dataset joins on (e.g. `cik`). */
+  keyProperty: string;
+  /** The checked fragment, as the caller wrote it. */
+  fragment: string;
+  output_column: string;
+}
+
+export interface GraphPort {
+  readonly kind: "ladybug" | "neo4j";
+  /**
+   * For each key, the single value the fragment returns when run from the tenant's entity
+   * `(e:<label> {<keyProperty>: key})`; null where there is no such entity or no row.
+   */
+  featureValues(t: TenantRef, feature: CheckedGraphFeature, keys: string[]): Promise<Map<string, GraphValue>>;
+}

@@ -1,0 +1,14 @@
+/**
+ * Foundry (spec 4.9): the tenant's tables and datasets. JWT only; the Foundry service
+ * scopes every call to the caller's tenant.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Guards } from "../../auth/guards.ts";
+import type { AppEnv } from "../../context.ts";
+import type { AppDeps } from "../../deps.ts";
+
+export function registerFoundryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
+  void app;
+  void deps;
+  void guards;
+}

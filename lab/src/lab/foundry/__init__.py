@@ -1,0 +1,1 @@
+"""Foundry in the lab: dataset builds over the lakehouse (docs/foundry.md)."""
