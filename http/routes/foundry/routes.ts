@@ -6,9 +6,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Guards } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
+import { registerFoundryTableRoutes } from "./tables.ts";
 
 export function registerFoundryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
-  void app;
-  void deps;
-  void guards;
+  registerFoundryTableRoutes(app, deps, guards);
 }
