@@ -74,6 +74,7 @@ case "${1:-start}" in
     scripts/questdb.sh start >/dev/null
     scripts/opensearch.sh start >/dev/null
     scripts/s3proxy.sh start >/dev/null
+    scripts/neo4j.sh start >/dev/null
     cat > "$ROOT/engines.env" <<ENV
 export CAIRN_TEST_DATABASE_URL=postgres://cairn@127.0.0.1:$PG_PORT/cairn_test
 export CAIRN_TEST_REDIS_URL=redis://127.0.0.1:$REDIS_PORT
@@ -81,6 +82,7 @@ ENV
     cat "$ROOT/questdb.env" >> "$ROOT/engines.env"
     cat "$ROOT/opensearch.env" >> "$ROOT/engines.env"
     cat "$ROOT/s3proxy.env" >> "$ROOT/engines.env"
+    cat "$ROOT/neo4j.env" >> "$ROOT/engines.env"
     cat "$ROOT/engines.env"
     ;;
   stop)
@@ -90,6 +92,7 @@ ENV
     scripts/questdb.sh stop || true
     scripts/opensearch.sh stop || true
     scripts/s3proxy.sh stop || true
+    scripts/neo4j.sh stop || true
     ;;
   *) echo "usage: $0 start|stop" >&2; exit 2 ;;
 esac

@@ -2,7 +2,7 @@
  * Engine URLs for suites that need a real engine (started by scripts/engines.sh).
  * Under CI a missing engine fails the suite; locally it is skipped with a loud note.
  */
-export type EngineName = "postgres" | "redis" | "questdb" | "opensearch" | "s3";
+export type EngineName = "postgres" | "redis" | "questdb" | "opensearch" | "s3" | "neo4j";
 
 const VARS: Record<EngineName, string> = {
   postgres: "CAIRN_TEST_DATABASE_URL",
@@ -11,6 +11,8 @@ const VARS: Record<EngineName, string> = {
   opensearch: "CAIRN_TEST_OPENSEARCH_URL",
   /** http://key:secret@host:port/bucket of an S3-compatible store (scripts/s3proxy.sh). */
   s3: "CAIRN_TEST_S3_URL",
+  /** bolt://neo4j:password@host:port of Neo4j 5.26 Community (scripts/neo4j.sh). */
+  neo4j: "CAIRN_TEST_NEO4J_URL",
 };
 
 export function engineUrl(name: EngineName): string | undefined {
