@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import type { Logger } from "pino";
 import {
   BARRIER_MIGRATIONS,
+  FOUNDRY_MIGRATIONS,
   LAKEHOUSE_MIGRATIONS,
   SqlControlPlaneStore,
   sourceSchemaAttachments,
@@ -61,6 +62,7 @@ export async function openControlPlane(config: Config): Promise<ControlPlaneStor
     ...EDITOR_MIGRATIONS,
     ...TIERING_MIGRATIONS,
     ...BARRIER_MIGRATIONS,
+    ...FOUNDRY_MIGRATIONS,
   ]);
   return store;
 }

@@ -61,7 +61,7 @@ export class GatewayLakehouse implements LakehousePort {
   }
 
   /** One gateway call; `allow` lists statuses returned to the caller instead of thrown. */
-  private async call<T>(
+  async call<T>(
     method: Method,
     path: string,
     opts: { body?: unknown; timeoutMs?: number; allow?: number[] } = {},
