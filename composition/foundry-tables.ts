@@ -1,8 +1,15 @@
 /** The Foundry tables part (domain/foundry/tables/) over the lakehouse gateway. */
+
+import { GatewayTableImport } from "../adapters/lakehouse/table-import.ts";
 import type { Config } from "../config.ts";
 import { FoundryTables } from "../domain/foundry/tables/service.ts";
 import type { LakehousePort } from "../domain/lakehouse/ports.ts";
 
 export function openFoundryTables(d: { config: Config; lakehouse: LakehousePort | null }): FoundryTables {
-  return new FoundryTables({ lakehouse: d.lakehouse });
+  const gw = d.config.lakehouse;
+  return new FoundryTables({
+    lakehouse: d.lakehouse,
+    imports: gw && d.lakehouse ? new GatewayTableImport({ url: gw.url, token: gw.token }) : null,
+    uploadMaxBytes: d.config.foundry.uploadMaxBytes,
+  });
 }
