@@ -2,8 +2,10 @@
  * Operator CLI (README "Operator interface"), one file per command beside this one, wired
  * by the same composition functions as the service (composition/cli.ts):
  *   bun run cli seed                                   idempotent demo tenant and users
- *   bun run cli token --email E [--tier free|pro|enterprise]   prints a JWT (creates the user if needed)
- *   bun run cli apikey --email E [--label L]           prints a new API key
+ *   bun run cli token --email E [--tier free|pro|enterprise] [--tenant SLUG] [--role ROLE]
+ *                                                      prints a JWT (creates the user if needed; default
+ *                                                      tenant: demo; an unknown slug or role is an error)
+ *   bun run cli apikey --email E [--label L] [--tenant SLUG] [--role ROLE]   prints a new API key
  *   bun run cli admin-key                              prints the admin-consumer key
  *   bun run cli demo-key                               prints the demo user's "demo" key (the same on every
  *                                                      start: kept in the data directory, mode 0600)
@@ -70,6 +72,7 @@ async function main(argv: string[]): Promise<void> {
       online: { type: "boolean" },
       cik: { type: "string" },
       tenant: { type: "string" },
+      role: { type: "string" },
     },
     strict: true,
   });
