@@ -4,7 +4,9 @@
  * to one tenant by code (label prefix), never by anything the caller wrote; statements
  * reaching these methods have been checked by ./cypher.ts (read-only, one statement).
  */
-import type { TenantRef } from "../../tenants/namespaces.ts";
+import type { NamespacePort, TenantRef } from "../../tenants/namespaces.ts";
+import type { CheckedReadQuery } from "./cypher.ts";
+import type { GraphBatch } from "./model.ts";
 
 export type GraphValue = string | number | boolean | null;
 
@@ -26,4 +28,23 @@ export interface GraphPort {
    * `(e:<label> {<keyProperty>: key})`; null where there is no such entity or no row.
    */
   featureValues(t: TenantRef, feature: CheckedGraphFeature, keys: string[]): Promise<Map<string, GraphValue>>;
+  /**
+   * Merges nodes and relationships (./model.ts) into the tenant's graph: idempotent (a
+   * node by its key, a relationship by its endpoints and identity properties); creates the
+   * tenant's schema when absent. A relationship whose endpoint is absent is skipped.
+   */
+  load(t: TenantRef, batch: GraphBatch): Promise<{ nodes: number; rels: number }>;
+  /** Runs a checked read-only query for the tenant, at most `limit` rows. */
+  read(t: TenantRef, query: CheckedReadQuery, params: Record<string, GraphValue>, limit: number): Promise<GraphRows>;
 }
+
+/** Rows of a read query: nodes and relationships as their property maps, lists as arrays. */
+export interface GraphRows {
+  columns: string[];
+  rows: JsonValue[][];
+}
+
+export type JsonValue = GraphValue | JsonValue[] | { [k: string]: JsonValue };
+
+/** What composition hands Foundry and provisioning: the graph port and its namespaces. */
+export type GraphEngine = NamespacePort & GraphPort & { countRecords(t: TenantRef): Promise<number> };
