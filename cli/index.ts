@@ -22,6 +22,10 @@
  *   bun run cli ingest-market --tenant SLUG --dir PATH [--force]
  *                                                      market bars/ticks/quotes CSVs (shared data's market/) into
  *                                                      the tenant's real-time tables (QuestDB ILP or embedded DuckDB)
+ *   bun run cli load-demo-tables --tenant SLUG [--dir PATH]
+ *                                                      the real ML sets (shared data's ml/) as the tenant's
+ *                                                      custom lakehouse tables (replace: idempotent); without
+ *                                                      PATH, german_credit from fixtures/ml/
  * Values go to stdout alone, so `$(bun run cli token --email a@b.c)` works.
  */
 import { parseArgs } from "node:util";
@@ -32,6 +36,7 @@ import type { CliFlags, Command } from "./context.ts";
 import { fail } from "./context.ts";
 import { adminKey, apikey, demoKey, token } from "./credentials.ts";
 import { DEMO_TENANT_SLUG } from "./demo-seed.ts";
+import { loadDemoTables } from "./foundry-demo.ts";
 import { ingestMarket } from "./ingest-market.ts";
 import { ingestNews } from "./ingest-news.ts";
 import { buildTopics, ingestFilings, ingestTranscripts } from "./ingest-research.ts";
@@ -50,6 +55,7 @@ const COMMANDS: Record<string, Command> = {
   "ingest-news": ingestNews,
   "build-topics": buildTopics,
   "ingest-market": ingestMarket,
+  "load-demo-tables": loadDemoTables,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -1,5 +1,6 @@
 /** The Foundry tables part (domain/foundry/tables/) over the lakehouse gateway. */
 
+import { GatewayLakehouse } from "../adapters/lakehouse/gateway-client.ts";
 import { GatewayTableImport } from "../adapters/lakehouse/table-import.ts";
 import type { Config } from "../config.ts";
 import { FoundryTables } from "../domain/foundry/tables/service.ts";
@@ -12,4 +13,11 @@ export function openFoundryTables(d: { config: Config; lakehouse: LakehousePort 
     imports: gw && d.lakehouse ? new GatewayTableImport({ url: gw.url, token: gw.token }) : null,
     uploadMaxBytes: d.config.foundry.uploadMaxBytes,
   });
+}
+
+/** What operator commands (cli/foundry-demo.ts) use: the tables over the configured gateway, or null. */
+export function openCliFoundryTables(config: Config): FoundryTables | null {
+  if (!config.lakehouse) return null;
+  const lakehouse = new GatewayLakehouse({ url: config.lakehouse.url, token: config.lakehouse.token });
+  return openFoundryTables({ config, lakehouse });
 }

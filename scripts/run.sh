@@ -110,7 +110,13 @@ if [ -d "$shared" ] && [ "${CAIRN_RUN_SKIP_DEMO_DATA:-0}" != 1 ]; then
   [ -d "$shared/sec/8k" ] && bound $BUN cli/index.ts ingest-filings --dir "$shared/sec/8k" >/dev/null
   bound $BUN cli/index.ts build-topics --data-dir "$shared" >/dev/null
   [ -d "$shared/news" ] && bound $BUN cli/index.ts ingest-news --dir "$shared/news" >/dev/null
+  # Market bars for the demo tenant's real-time tables (Foundry time-series features read them).
+  [ -d "$shared/market" ] && bound $BUN cli/index.ts ingest-market --tenant demo --dir "$shared/market" >/dev/null
 fi
+# The demo tenant's ML sets as custom lakehouse tables (replace mode: a restart changes nothing).
+# german_credit always (from fixtures/ml/ without the shared data); the rest unless
+# CAIRN_RUN_SKIP_DEMO_DATA=1, which the command reads itself.
+bound $BUN cli/index.ts load-demo-tables --tenant demo --dir "$shared/ml" >/dev/null
 TOKEN="$(bound $BUN cli/index.ts token --email demo@cairn.local)"
 # The same key on every start (kept in the data directory, mode 0600), so printed keys keep working.
 KEY="$(bound $BUN cli/index.ts demo-key)"
