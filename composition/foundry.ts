@@ -1,12 +1,59 @@
 /**
- * The Foundry area's service (domain/foundry/service.ts): tables over the lakehouse
- * gateway, datasets in the control plane built by the lab.
+ * The Foundry area: its service (domain/foundry/service.ts) over the control plane, the
+ * lab's gateway and the job queue, and the dataset build worker (pipelines/foundry/build/).
  */
+import type { Logger } from "pino";
+import { SqlDatasetStore } from "../adapters/controlplane/index.ts";
+import { FoundryLabClient } from "../adapters/lakehouse/foundry-client.ts";
+import { GatewayLakehouse } from "../adapters/lakehouse/gateway-client.ts";
 import type { Config } from "../config.ts";
-import { FoundryService } from "../domain/foundry/service.ts";
+import type { GraphRules } from "../domain/foundry/compile.ts";
+import type { GraphPort } from "../domain/foundry/ports.ts";
+import { FOUNDRY_BUILD_QUEUE, FoundryService } from "../domain/foundry/service.ts";
 import type { LakehousePort } from "../domain/lakehouse/ports.ts";
+import type { ControlPlaneStore, JobQueue, JobWorker } from "../domain/ports.ts";
+import type { RealtimeTablesPort, RealtimeTieringView, TieringStateStore } from "../domain/rtdb/ports.ts";
+import { makeBuildHandler } from "../pipelines/foundry/build/job.ts";
+import { RealtimeFeatures } from "../pipelines/foundry/build/realtime.ts";
 import { openFoundryTables } from "./foundry-tables.ts";
 
-export function openFoundryService(d: { config: Config; lakehouse: LakehousePort | null }): FoundryService {
-  return new FoundryService({ tables: openFoundryTables(d) });
+export interface FoundryWiring {
+  config: Config;
+  store: ControlPlaneStore;
+  queue: JobQueue;
+  lakehouse: LakehousePort | null;
+  graph: GraphPort | null;
+  graphRules: GraphRules;
+  realtime: { tables: RealtimeTablesPort; view: RealtimeTieringView; state: TieringStateStore } | null;
+  logger: Logger;
+}
+
+export function openFoundry(d: FoundryWiring): { service: FoundryService; workers: JobWorker[] } {
+  const datasets = new SqlDatasetStore(d.store.sql);
+  const lab =
+    d.config.lakehouse && d.lakehouse instanceof GatewayLakehouse
+      ? new FoundryLabClient(d.lakehouse, {
+          url: d.config.lakehouse.url,
+          token: d.config.lakehouse.token,
+          buildTimeoutMs: d.config.foundry.buildTimeoutMs,
+        })
+      : null;
+  const service = new FoundryService({
+    tables: openFoundryTables({ config: d.config, lakehouse: d.lakehouse }),
+    datasets,
+    lab,
+    queue: d.queue,
+    graphRules: d.graphRules,
+  });
+  const handler = makeBuildHandler({
+    datasets,
+    lab,
+    lakehouse: d.lakehouse,
+    graph: d.graph,
+    graphRules: d.graphRules,
+    realtime: d.realtime ? new RealtimeFeatures(d.realtime) : null,
+  });
+  // Two builds at a time per instance: the work is in the lab; the service only waits.
+  const worker = d.queue.work(FOUNDRY_BUILD_QUEUE, handler, { concurrency: 2 });
+  return { service, workers: [worker] };
 }

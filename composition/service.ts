@@ -48,7 +48,7 @@ import {
   openTimeSeries,
 } from "./engines.ts";
 import { openFinancialsService } from "./financials.ts";
-import { openFoundryService } from "./foundry.ts";
+import { openFoundry } from "./foundry.ts";
 import { openTiering, startWorkers } from "./jobs.ts";
 import { openLakehouseService } from "./lakehouse.ts";
 import { openNewsPoller } from "./news.ts";
@@ -208,6 +208,17 @@ function openAreas(config: Config, f: Foundation, engines: ProvisioningEngines, 
   const newsPoller = openNewsPoller(config, store, news, f.newsHub, logger);
   newsPoller?.start();
   tiering.scheduler?.start();
+  const foundry = openFoundry({
+    config,
+    store,
+    queue,
+    lakehouse: engines.lakehouse,
+    graph: null,
+    graphRules: {},
+    realtime: { tables: tiering.realtimeTables, view: tiering.view, state: tiering.state },
+    logger,
+  });
+  workers.push(...foundry.workers);
   const services = {
     user: new UserService({ keys: store, keyCache: auth, usage: f.usage }),
     tenants: new TenantsService({ admin: tenantAdmin, store }),
@@ -221,7 +232,7 @@ function openAreas(config: Config, f: Foundation, engines: ProvisioningEngines, 
     financials: financials.service,
     news: new NewsService({ store: news, stream: newsStreamGate }),
     rtdb: new RtdbService({ tables: tiering.realtimeTables, tiering: tiering.view }),
-    foundry: openFoundryService({ config, lakehouse: engines.lakehouse }),
+    foundry: foundry.service,
     editor: editorArea.editor,
     documents: documentsArea.documents,
   };

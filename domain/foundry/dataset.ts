@@ -50,7 +50,10 @@ export interface RealtimeColSpec {
   window: string;
   /** Default `<agg>_<column>_<window>`. */
   output_column?: string | undefined;
-  /** The dataset column holding the entity key; default `ticker`. The time-series table's key column has the same name. */
+  /**
+   * The dataset column holding the entity key; default `ticker` (else `symbol`). It is matched
+   * against the time-series table's first SYMBOL column (the market tables' `symbol`).
+   */
   join_column?: string | undefined;
 }
 

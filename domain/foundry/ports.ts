@@ -75,13 +75,13 @@ export interface FoundryLabPort {
 /** Per-entity aggregates over the tenant's real-time tables (time-series features). */
 export interface RealtimeFeaturePort {
   /**
-   * For each key: `agg(column)` over rows of `table` whose `keyColumn` equals the key and
+   * For each key: `agg(column)` over rows of `table` whose key (its first SYMBOL column) equals the key and
    * whose designated timestamp lies in the `windowMs` before the table's newest row.
    * not_found for an unknown table; validation for an unknown column.
    */
   aggregate(
     t: TenantRef,
-    q: { table: string; column: string; keyColumn: string; agg: string; windowMs: number },
+    q: { table: string; column: string; agg: string; windowMs: number },
     keys: string[],
   ): Promise<Map<string, number | null>>;
   /** Columns of the tenant's table with their QuestDB types; null when absent. */

@@ -141,7 +141,8 @@ export function typedLiteral(raw: string, type: string, d: Dialect): string {
     }
     case "float":
     case "double": {
-      if (!FLOAT_RE.test(value) || !Number.isFinite(Number(value))) throw new Error(`must be a number for a ${t} column`);
+      if (!FLOAT_RE.test(value) || !Number.isFinite(Number(value)))
+        throw new Error(`must be a number for a ${t} column`);
       return `CAST(${stringLiteral(String(Number(value)), d)} AS DOUBLE)`;
     }
     case "decimal": {
@@ -194,7 +195,19 @@ export function listValues(raw: string): string[] {
 
 function normaliseOp(op: string): FilterOp | null {
   const o = op.trim().toLowerCase().replace(/\s+/g, " ");
-  const aliases: Record<string, FilterOp> = { "==": "=", "<>": "!=", eq: "=", ne: "!=", lt: "<", lte: "<=", gt: ">", gte: ">=", not_in: "not in", is_null: "is null", is_not_null: "is not null" };
+  const aliases: Record<string, FilterOp> = {
+    "==": "=",
+    "<>": "!=",
+    eq: "=",
+    ne: "!=",
+    lt: "<",
+    lte: "<=",
+    gt: ">",
+    gte: ">=",
+    not_in: "not in",
+    is_null: "is null",
+    is_not_null: "is not null",
+  };
   const found = aliases[o] ?? o;
   return (FILTER_OPS as readonly string[]).includes(found) ? (found as FilterOp) : null;
 }
@@ -202,7 +215,8 @@ function normaliseOp(op: string): FilterOp | null {
 /** Compiles the spec against the tenant's catalog; throws AppError.validation listing every fault. */
 export function compileDataset(spec: DatasetSpec, ctx: CompileContext): CompiledDataset {
   const issues: ValidationIssue[] = [];
-  const fail = (loc: (string | number)[], msg: string, input: unknown) => issues.push(issue(["body", ...loc], msg, input));
+  const fail = (loc: (string | number)[], msg: string, input: unknown) =>
+    issues.push(issue(["body", ...loc], msg, input));
 
   // -- sources ------------------------------------------------------------------------------
   const sources: Source[] = [];
@@ -230,7 +244,12 @@ export function compileDataset(spec: DatasetSpec, ctx: CompileContext): Compiled
       if (!col) fail(["source_tables", i, "columns", j], `table '${st.table}' has no column '${c}'`, c);
       else if (!selected.includes(col.name)) selected.push(col.name);
     });
-    const src: Source = { table: st.table, alias, schema, selected: selected.length ? selected : cols.map((c) => c.name) };
+    const src: Source = {
+      table: st.table,
+      alias,
+      schema,
+      selected: selected.length ? selected : cols.map((c) => c.name),
+    };
     sources.push(src);
     byRef.set(alias.toLowerCase(), src);
     if (!byRef.has(st.table.toLowerCase())) byRef.set(st.table.toLowerCase(), src);
@@ -253,22 +272,39 @@ export function compileDataset(spec: DatasetSpec, ctx: CompileContext): Compiled
       return col ? [{ src, col }] : [];
     });
     if (hits.length === 1) return hits[0] ?? null;
-    fail(loc, hits.length ? `column '${ref}' is ambiguous: write alias.column` : `no column '${ref}' in the source tables`, ref);
+    // Several tables have it, but only one puts it in the output: that one is meant.
+    const selected = hits.filter((h) => h.src.selected.includes(h.col.name));
+    if (selected.length === 1) return selected[0] ?? null;
+    fail(
+      loc,
+      hits.length ? `column '${ref}' is ambiguous: write alias.column` : `no column '${ref}' in the source tables`,
+      ref,
+    );
     return null;
   };
 
   // -- joins --------------------------------------------------------------------------------
   const base = sources[0];
   const inScope = new Set<Source>(base ? [base] : []);
-  const joinClauses: { src: Source; left: { src: Source; col: LakehouseColumn }; right: { src: Source; col: LakehouseColumn } }[] = [];
+  const joinClauses: {
+    src: Source;
+    left: { src: Source; col: LakehouseColumn };
+    right: { src: Source; col: LakehouseColumn };
+  }[] = [];
   (spec.joins ?? []).forEach((j, i) => {
     const left = byRef.get(j.left_table.toLowerCase());
     const right = byRef.get(j.right_table.toLowerCase());
-    if (!left) fail(["joins", i, "left_table"], `'${j.left_table}' is not one of the dataset's source tables`, j.left_table);
-    if (!right) fail(["joins", i, "right_table"], `'${j.right_table}' is not one of the dataset's source tables`, j.right_table);
+    if (!left)
+      fail(["joins", i, "left_table"], `'${j.left_table}' is not one of the dataset's source tables`, j.left_table);
+    if (!right)
+      fail(["joins", i, "right_table"], `'${j.right_table}' is not one of the dataset's source tables`, j.right_table);
     if (!left || !right) return;
     if (!inScope.has(left)) {
-      fail(["joins", i, "left_table"], `'${j.left_table}' is not joined yet: join it before joining to it`, j.left_table);
+      fail(
+        ["joins", i, "left_table"],
+        `'${j.left_table}' is not joined yet: join it before joining to it`,
+        j.left_table,
+      );
       return;
     }
     if (inScope.has(right)) {
@@ -281,7 +317,11 @@ export function compileDataset(spec: DatasetSpec, ctx: CompileContext): Compiled
     if (!rc) fail(["joins", i, "right_col"], `table '${right.table}' has no column '${j.right_col}'`, j.right_col);
     if (!lc || !rc) return;
     if (!comparable(lc.type, rc.type)) {
-      fail(["joins", i, "right_col"], `cannot join ${lc.type} column '${lc.name}' to ${rc.type} column '${rc.name}'`, j.right_col);
+      fail(
+        ["joins", i, "right_col"],
+        `cannot join ${lc.type} column '${lc.name}' to ${rc.type} column '${rc.name}'`,
+        j.right_col,
+      );
       return;
     }
     inScope.add(right);
@@ -314,7 +354,8 @@ export function compileDataset(spec: DatasetSpec, ctx: CompileContext): Compiled
   (spec.filters ?? []).forEach((f, i) => {
     const op = normaliseOp(f.op);
     if (!op) fail(["filters", i, "op"], `op must be one of ${FILTER_OPS.join(", ")}`, f.op);
-    if (f.value.length > MAX_VALUE_CHARS) fail(["filters", i, "value"], `value is longer than ${MAX_VALUE_CHARS} characters`, f.value);
+    if (f.value.length > MAX_VALUE_CHARS)
+      fail(["filters", i, "value"], `value is longer than ${MAX_VALUE_CHARS} characters`, f.value);
     const hit = resolveColumn(f.column, ["filters", i, "column"]);
     if (!op || !hit || f.value.length > MAX_VALUE_CHARS) return;
     if (op === "like" && baseType(hit.col.type) !== "string") {
@@ -363,23 +404,51 @@ export function compileDataset(spec: DatasetSpec, ctx: CompileContext): Compiled
     }
     const key = resolveColumn(g.join_column ?? keyProp, [...loc, g.join_column ? "join_column" : "label"]);
     if (!key || !claimOutput(g.output_column, [...loc, "output_column"])) return;
-    relations.push({ name: `__graph_${i}`, kind: "graph", index: i, output_column: g.output_column, key: { alias: key.src.alias, column: key.col.name } });
+    relations.push({
+      name: `__graph_${i}`,
+      kind: "graph",
+      index: i,
+      output_column: g.output_column,
+      key: { alias: key.src.alias, column: key.col.name },
+    });
   });
   (spec.realtime_cols ?? []).forEach((r: RealtimeColSpec, i) => {
     const loc = ["realtime_cols", i];
     const agg = r.agg.trim().toLowerCase();
-    if (!(REALTIME_AGGS as readonly string[]).includes(agg)) fail([...loc, "agg"], `agg must be one of ${REALTIME_AGGS.join(", ")}`, r.agg);
+    if (!(REALTIME_AGGS as readonly string[]).includes(agg))
+      fail([...loc, "agg"], `agg must be one of ${REALTIME_AGGS.join(", ")}`, r.agg);
     const ms = windowMs(r.window.trim());
-    if (ms === null) fail([...loc, "window"], "window must be a number and a unit m, h, d or w (e.g. 7d, 30d), at most 3660 days", r.window);
-    if (!IDENT_RE.test(r.realtime_table)) fail([...loc, "realtime_table"], `realtime_table must match ${IDENT_RE}`, r.realtime_table);
+    if (ms === null)
+      fail(
+        [...loc, "window"],
+        "window must be a number and a unit m, h, d or w (e.g. 7d, 30d), at most 3660 days",
+        r.window,
+      );
+    if (!IDENT_RE.test(r.realtime_table))
+      fail([...loc, "realtime_table"], `realtime_table must match ${IDENT_RE}`, r.realtime_table);
     if (!IDENT_RE.test(r.column)) fail([...loc, "column"], `column must match ${IDENT_RE}`, r.column);
-    const keyColumn = r.join_column ?? "ticker";
+    const hasTicker = sources.some((src) => src.schema.has("ticker"));
+    const keyColumn = r.join_column ?? (hasTicker ? "ticker" : "symbol");
     const key = resolveColumn(keyColumn, [...loc, "join_column"]);
     const out = r.output_column ?? `${agg}_${r.column}_${r.window.trim()}`.toLowerCase();
     if (!key || ms === null || !IDENT_RE.test(r.realtime_table) || !IDENT_RE.test(r.column)) return;
     if (!(REALTIME_AGGS as readonly string[]).includes(agg) || !claimOutput(out, [...loc, "output_column"])) return;
-    relations.push({ name: `__rt_${i}`, kind: "realtime", index: i, output_column: out, key: { alias: key.src.alias, column: key.col.name } });
-    realtime.push({ index: i, table: r.realtime_table, column: r.column, agg, windowMs: ms, keyColumn: key.col.name, output_column: out });
+    relations.push({
+      name: `__rt_${i}`,
+      kind: "realtime",
+      index: i,
+      output_column: out,
+      key: { alias: key.src.alias, column: key.col.name },
+    });
+    realtime.push({
+      index: i,
+      table: r.realtime_table,
+      column: r.column,
+      agg,
+      windowMs: ms,
+      keyColumn: key.col.name,
+      output_column: out,
+    });
   });
 
   if (issues.length) throw AppError.validation(issues);
@@ -399,7 +468,9 @@ export function compileDataset(spec: DatasetSpec, ctx: CompileContext): Compiled
     }
     for (const r of relations) {
       const text = d === "spark" ? "STRING" : "VARCHAR";
-      lines.push(`LEFT JOIN ${q(r.name)} ON ${q(r.name)}.${q("key")} = CAST(${q(r.key.alias)}.${q(r.key.column)} AS ${text})`);
+      lines.push(
+        `LEFT JOIN ${q(r.name)} ON ${q(r.name)}.${q("key")} = CAST(${q(r.key.alias)}.${q(r.key.column)} AS ${text})`,
+      );
     }
     if (filters.length) lines.push(`WHERE ${filters.map((f) => renderFilter(f, d)).join(" AND ")}`);
     return lines.join("\n");
@@ -433,7 +504,8 @@ function renderFilter(f: { src: Source; col: LakehouseColumn; op: FilterOp; valu
     case "in":
     case "not in": {
       const values = listValues(f.value);
-      if (values.length === 0 || values.length > MAX_IN_VALUES) throw new Error(`must list 1 to ${MAX_IN_VALUES} values`);
+      if (values.length === 0 || values.length > MAX_IN_VALUES)
+        throw new Error(`must list 1 to ${MAX_IN_VALUES} values`);
       const lits = values.map((v) => typedLiteral(v, f.col.type, d));
       return `${ref} ${f.op === "in" ? "IN" : "NOT IN"} (${lits.join(", ")})`;
     }

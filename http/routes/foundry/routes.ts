@@ -6,8 +6,10 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Guards } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
+import { registerFoundryDatasetRoutes } from "./datasets.ts";
 import { registerFoundryTableRoutes } from "./tables.ts";
 
 export function registerFoundryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
   registerFoundryTableRoutes(app, deps, guards);
+  registerFoundryDatasetRoutes(app, deps, guards);
 }

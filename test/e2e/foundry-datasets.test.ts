@@ -1,0 +1,319 @@
+/**
+ * Foundry datasets end to end on the embedded profile (spec 2.6, 3.2, 4.9): the real lab
+ * gateway (PyIceberg + DuckDB), real SEC company tickers and real market prices as lakehouse
+ * tables, real daily bars in the tenant's real-time tables. Create (draft) -> build
+ * (building, generated Spark SQL) -> ready with the right rows; preview, lineage, rebuild,
+ * validation and injection refused with 422, and a second tenant sees nothing of the first.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { realtimeEngine } from "../../composition/engines.ts";
+import type { LakehousePort } from "../../domain/lakehouse/ports.ts";
+import { lakehouseNamespace, type TenantRef } from "../../domain/tenants/namespaces.ts";
+import { ingestMarketDirectory, parseMarketCsv } from "../../pipelines/rtdb/market-ingest.ts";
+import { startTestService, type TestService } from "../harness.ts";
+import { type GatewayHandle, startGateway } from "../lakehouse.ts";
+import { sharedData } from "../shared-data.ts";
+import { waitFor } from "../wait.ts";
+
+const secDir = sharedData("sec", "foundry datasets");
+const dailyDir = sharedData("market/daily", "foundry datasets");
+let gateway: GatewayHandle | undefined;
+let svc: TestService;
+let a: TenantRef;
+let headers: Record<string, string>;
+
+const TICKERS = ["NVDA", "ORCL", "YHOO", "MSFT", "AAPL"];
+const MONTH = { Jan: 1, Feb: 2, Mar: 3, Apr: 4, May: 5, Jun: 6, Jul: 7, Aug: 8, Sep: 9, Oct: 10, Nov: 11, Dec: 12 };
+
+/** prices_monthly rows from the real CSV: [ticker, month (ISO date), price]. */
+function monthlyPrices(): [string, string, number][] {
+  const text = readFileSync(join(dailyDir as string, "stocks_monthly_MSFT_AMZN_IBM_GOOG_AAPL.csv"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((line) => {
+      const [sym, date, price] = line.split(",");
+      const [mon, , year] = (date as string).split(" ");
+      const m = String(MONTH[mon as keyof typeof MONTH]).padStart(2, "0");
+      return [sym as string, `${year}-${m}-01`, Number(price)];
+    });
+}
+
+function companies(): [string, string, string][] {
+  const raw = JSON.parse(readFileSync(join(secDir as string, "company_tickers.json"), "utf8")) as Record<
+    string,
+    { cik_str: number; ticker: string; title: string }
+  >;
+  return Object.values(raw).map((c) => [String(c.cik_str).padStart(10, "0"), c.ticker, c.title]);
+}
+
+const post = (path: string, body: unknown, h = headers) =>
+  svc.request(path, {
+    method: "POST",
+    headers: { ...h, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+const get = (path: string, h = headers) => svc.request(path, { headers: h });
+const list = async (h = headers) =>
+  ((await (await get("/v1/foundry/datasets", h)).json()) as { datasets: Record<string, unknown>[] }).datasets;
+async function settled(id: string): Promise<Record<string, unknown>> {
+  let found: Record<string, unknown> | undefined;
+  await waitFor(
+    `dataset ${id} to settle`,
+    async () => {
+      found = (await list()).find((d) => d.id === id);
+      return found?.status === "ready" || found?.status === "error";
+    },
+    { timeoutMs: 60_000, everyMs: 100 },
+  );
+  return found as Record<string, unknown>;
+}
+
+const SPEC = {
+  name: "Company prices 2005+",
+  description: "monthly prices of a few companies, with their average daily close",
+  source_tables: [
+    { table: "companies", alias: "c", columns: ["cik", "ticker", "name"] },
+    { table: "prices_monthly", alias: "p", columns: ["month", "price"] },
+  ],
+  joins: [{ left_table: "c", right_table: "p", left_col: "ticker", right_col: "ticker" }],
+  filters: [
+    { column: "c.ticker", op: "in", value: TICKERS.join(",") },
+    { column: "p.month", op: ">=", value: "2005-01-01" },
+  ],
+  realtime_cols: [{ realtime_table: "market_bars_daily", column: "close", agg: "avg", window: "3660d" }],
+};
+
+beforeAll(async () => {
+  if (!secDir || !dailyDir) return;
+  gateway = await startGateway();
+  if (!gateway) return;
+  svc = await startTestService({ CAIRN_LAKEHOUSE_URL: gateway.url });
+  const tenant = await svc.service.store.getTenant(svc.tenantId);
+  a = { tenantId: svc.tenantId, slug: tenant?.slug as string };
+  const lake = svc.service.engines.lakehouse as LakehousePort;
+  const ns = await lake.ensureNamespace(a);
+  await lake.write(ns, "companies", {
+    mode: "overwrite",
+    columns: [
+      { name: "cik", type: "string" },
+      { name: "ticker", type: "string" },
+      { name: "name", type: "string" },
+    ],
+    rows: companies(),
+  });
+  await lake.write(ns, "prices_monthly", {
+    mode: "overwrite",
+    columns: [
+      { name: "ticker", type: "string" },
+      { name: "month", type: "date" },
+      { name: "price", type: "double" },
+    ],
+    rows: monthlyPrices(),
+  });
+  await svc.service.engines.timeseries.ensureNamespace(a);
+  const rt = realtimeEngine(svc.service.engines.timeseries);
+  if (!rt) throw new Error("the embedded time-series engine should have real-time tables");
+  await ingestMarketDirectory(rt, a, dailyDir);
+  headers = { authorization: `Bearer ${await svc.token("analyst@foundry.test", "enterprise")}` };
+}, 180_000);
+
+afterAll(async () => {
+  await svc?.close();
+  await gateway?.stop();
+});
+
+/** What the dataset must contain, computed from the CSV files without the service. */
+function expectedRows() {
+  const cos = new Map(companies().map(([cik, ticker, name]) => [ticker, { cik, name }]));
+  const daily = readdirSync(dailyDir as string)
+    .filter((f) => f.endsWith(".csv"))
+    .flatMap((f) => {
+      const parsed = parseMarketCsv(f, readFileSync(join(dailyDir as string, f), "utf8"));
+      return parsed && parsed.table === "market_bars_daily" ? parsed.rows : [];
+    });
+  const newest = Math.max(...daily.map((r) => Date.parse(String(r.ts))));
+  const from = newest - 3660 * 86_400_000;
+  const avg = (t: string) => {
+    const closes = daily.filter((r) => r.symbol === t && Date.parse(String(r.ts)) > from).map((r) => Number(r.close));
+    return closes.length ? closes.reduce((x, y) => x + y, 0) / closes.length : null;
+  };
+  const prices = monthlyPrices();
+  const rows: Record<string, unknown>[] = [];
+  for (const t of TICKERS) {
+    const co = cos.get(t);
+    if (!co) continue;
+    // LEFT JOIN then WHERE p.month >= ...: companies without monthly prices drop out (NULL >= date is not true).
+    for (const [sym, month, price] of prices) {
+      if (sym === t && month >= "2005-01-01") {
+        rows.push({ cik: co.cik, ticker: t, name: co.name, month, price, avg_close_3660d: avg(t) });
+      }
+    }
+  }
+  return rows;
+}
+
+describe.skipIf(!secDir || !dailyDir)("foundry datasets (embedded: DuckDB over PyIceberg)", () => {
+  let id = "";
+
+  test("create: draft with foundry_<name>, nothing executed; duplicate name is 409", async () => {
+    const res = await post("/v1/foundry/datasets", SPEC);
+    if (res.status !== 200) throw new Error(await res.text());
+    const body = (await res.json()) as { id: string; output_table: string; status: string };
+    expect(body).toEqual({ id: expect.any(String), output_table: "foundry_company_prices_2005", status: "draft" });
+    id = body.id;
+    const tables = await (svc.service.engines.lakehouse as LakehousePort).listTables(lakehouseNamespace(a.slug));
+    expect(tables).not.toContain("foundry_company_prices_2005");
+    const again = await post("/v1/foundry/datasets", SPEC);
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { detail: string }).detail).toContain("already exists");
+    const [d] = await list();
+    expect(d).toMatchObject({ id, status: "draft", row_count: 0, last_built_at: null, name: SPEC.name });
+  });
+
+  test("build: answers at once with the Spark SQL; the job takes it to ready with the right rows", async () => {
+    const res = await post(`/v1/foundry/datasets/${id}/build`, {});
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { id: string; status: string; output_table: string; sql: string };
+    expect(body.status).toBe("building");
+    const ns = lakehouseNamespace(a.slug);
+    expect(
+      body.sql.startsWith(
+        `CREATE TABLE IF NOT EXISTS \`${ns}\`.\`foundry_company_prices_2005\` USING iceberg AS\nSELECT`,
+      ),
+    ).toBe(true);
+    expect(body.sql).toContain(
+      `LEFT JOIN \`${ns}\`.\`prices_monthly\` AS \`p\` ON \`c\`.\`ticker\` = \`p\`.\`ticker\``,
+    );
+    expect(body.sql).toContain(
+      "WHERE `c`.`ticker` IN ('NVDA', 'ORCL', 'YHOO', 'MSFT', 'AAPL') AND `p`.`month` >= DATE '2005-01-01'",
+    );
+    const done = await settled(id);
+    expect(done.error).toBeNull();
+    expect(done.status).toBe("ready");
+    const expected = expectedRows();
+    expect(expected.length).toBeGreaterThan(50);
+    expect(done.row_count).toBe(expected.length);
+    expect(typeof done.last_built_at).toBe("string");
+
+    const all = await (svc.service.engines.lakehouse as LakehousePort).sql(
+      ns,
+      "SELECT cik, ticker, name, CAST(month AS VARCHAR) AS month, price, avg_close_3660d FROM foundry_company_prices_2005 ORDER BY ticker, month",
+    );
+    const got = all.rows.map((r) => Object.fromEntries(all.columns.map((c, i) => [c.name, r[i]])));
+    const want = expected.sort((x, y) => `${x.ticker}${x.month}`.localeCompare(`${y.ticker}${y.month}`));
+    expect(got.length).toBe(want.length);
+    for (const [i, w] of want.entries()) {
+      const g = got[i] as Record<string, unknown>;
+      expect({ ...g, avg_close_3660d: null }).toEqual({ ...w, avg_close_3660d: null });
+      if (w.avg_close_3660d === null) expect(g.avg_close_3660d).toBeNull();
+      else expect(g.avg_close_3660d as number).toBeCloseTo(w.avg_close_3660d as number, 6);
+    }
+  });
+
+  test("preview: the first 100 rows with column names and types (moved as Arrow IPC)", async () => {
+    const res = await get(`/v1/foundry/datasets/${id}/preview`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { columns: { name: string; type: string }[]; rows: Record<string, unknown>[] };
+    expect(body.columns.map((c) => c.name)).toEqual(["cik", "ticker", "name", "month", "price", "avg_close_3660d"]);
+    expect(body.columns.find((c) => c.name === "month")?.type).toBe("date");
+    expect(body.columns.find((c) => c.name === "price")?.type).toBe("double");
+    expect(body.rows.length).toBe(Math.min(100, expectedRows().length));
+    const row = body.rows[0] as Record<string, unknown>;
+    expect(row.month).toMatch(/^\d{4}-\d{2}-01$/);
+    expect(TICKERS).toContain(row.ticker as string);
+    expect(typeof row.price).toBe("number");
+  });
+
+  test("lineage: exactly the shape of 4.9", async () => {
+    const res = await get(`/v1/foundry/datasets/${id}/lineage`);
+    expect(await res.json()).toEqual({
+      dataset: SPEC.name,
+      output: "foundry_company_prices_2005",
+      sources: {
+        lakehouse_tables: [
+          { table: "companies", alias: "c" },
+          { table: "prices_monthly", alias: "p" },
+        ],
+        graph_features: [],
+        realtime_cols: SPEC.realtime_cols,
+      },
+      transforms: { filters: SPEC.filters, joins: SPEC.joins },
+    });
+  });
+
+  test("rebuild replaces the table in one commit: same rows, a new build time", async () => {
+    const before = (await list()).find((d) => d.id === id) as Record<string, unknown>;
+    await Bun.sleep(5);
+    expect((await post(`/v1/foundry/datasets/${id}/build`, {})).status).toBe(200);
+    const after = await settled(id);
+    expect(after.status).toBe("ready");
+    expect(after.row_count).toBe(before.row_count);
+    expect(after.last_built_at).not.toBe(before.last_built_at);
+  });
+
+  test("bad specs: 422 with the section 7 body naming each fault", async () => {
+    const bad = {
+      name: "bad",
+      source_tables: [
+        { table: "companies", alias: "c", columns: ["cik", "nope"] },
+        { table: "prices_monthly", alias: "p" },
+      ],
+      joins: [{ left_table: "c", right_table: "p", left_col: "ticker", right_col: "month" }],
+      filters: [
+        { column: "p.price", op: ">=", value: "cheap" },
+        { column: "p.month", op: "between", value: "2005-01-01" },
+      ],
+      realtime_cols: [{ realtime_table: "market_bars_daily", column: "close", agg: "median", window: "30 days" }],
+    };
+    const res = await post("/v1/foundry/datasets", bad);
+    expect(res.status).toBe(422);
+    const { detail } = (await res.json()) as { detail: { loc: string[]; msg: string; type: string }[] };
+    const locs = detail.map((d) => d.loc.join("."));
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        "body.source_tables.0.columns.1",
+        "body.joins.0.right_col",
+        "body.filters.0.value",
+        "body.filters.1.op",
+        "body.realtime_cols.0.agg",
+        "body.realtime_cols.0.window",
+      ]),
+    );
+    for (const d of detail) expect(Object.keys(d).sort()).toEqual(["ctx", "input", "loc", "msg", "type"]);
+  });
+
+  test("a second tenant sees none of the first tenant's tables, datasets or rows", async () => {
+    const b = await svc.service.store.createTenant({
+      slug: `t-${crypto.randomUUID().slice(0, 8)}`,
+      display_name: "Other",
+      tier: "enterprise",
+      region: "local",
+      provisioning_state: "active",
+      is_active: true,
+    });
+    const bRef = { tenantId: b.tenant_id, slug: b.slug };
+    await (svc.service.engines.lakehouse as LakehousePort).ensureNamespace(bRef);
+    const { ensureUser } = await import("../../cli/demo-seed.ts");
+    const { signUserToken } = await import("../../http/auth/jwt.ts");
+    const u = await ensureUser(svc.service.store, b.tenant_id, "other@foundry.test", "enterprise");
+    const cfg = svc.service.config.jwt;
+    const jwt = await signUserToken(
+      { secret: svc.service.secrets.jwtSecret, issuer: cfg.issuer, audience: cfg.audience, ttlSeconds: 600 },
+      { userId: u.id, email: u.email, tenantId: u.tenant_id },
+    );
+    const hb = { authorization: `Bearer ${jwt}` };
+    expect(await list(hb)).toEqual([]);
+    expect((await get(`/v1/foundry/datasets/${id}/preview`, hb)).status).toBe(404);
+    expect((await get(`/v1/foundry/datasets/${id}/lineage`, hb)).status).toBe(404);
+    expect((await post(`/v1/foundry/datasets/${id}/build`, {}, hb)).status).toBe(404);
+    // A's tables do not exist in B's namespace, by any spelling.
+    for (const table of ["companies", `${lakehouseNamespace(a.slug)}.companies`, "foundry_company_prices_2005"]) {
+      const res = await post("/v1/foundry/datasets", { name: `x ${table}`, source_tables: [{ table }] }, hb);
+      expect(res.status).toBe(422);
+    }
+  });
+});
