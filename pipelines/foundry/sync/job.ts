@@ -10,7 +10,7 @@
  *   reading the stores page by page (a company at a time, news a page at a time, market
  *   bars a time window at a time) and by `maxRowsPerTable`: a financial or market table
  *   past it fails with payload_too_large (never a silently partial copy); news keeps the
- *   newest-ingested `maxRowsPerTable` articles and says so (`cairn.sync.truncated`).
+ *   newest-ingested `maxNewsArticles` (default `maxRowsPerTable`) articles and says so (`cairn.sync.truncated`).
  * - Idempotent: rows are sorted by the table's key and fingerprinted; when the current
  *   snapshot already carries that fingerprint nothing is committed, so a rerun over
  *   unchanged data changes nothing (not even the snapshot).
@@ -60,6 +60,8 @@ export interface FoundrySyncOptions {
   /** Daily-bar CSVs (the shared data's market/daily) used when the tenant has no `market_bars_daily` table. */
   marketDir?: string | null;
   maxRowsPerTable?: number;
+  /** Most articles in `news` (the newest ingested); default maxRowsPerTable. */
+  maxNewsArticles?: number;
   newsPageSize?: number;
   marketPageSize?: number;
   now?: () => Date;
@@ -149,6 +151,7 @@ export async function syncFinancialTables(
     const news = new Rows("news", max);
     const mentions = new Rows("news_mentions", max);
     const page = opts.newsPageSize ?? DEFAULT_NEWS_PAGE;
+    const maxNews = Math.min(opts.maxNewsArticles ?? max, max);
     let after: number | undefined;
     let truncated = false;
     for (;;) {
@@ -156,7 +159,7 @@ export async function syncFinancialTables(
       for (const a of res.articles) {
         const ms = mentionRows(a, cikOfTicker);
         // Newest ingested first: past the cap, the older articles are the ones left out.
-        if (news.rows.length >= max || mentions.rows.length + ms.length > max) {
+        if (news.rows.length >= maxNews || mentions.rows.length + ms.length > max) {
           truncated = true;
           break;
         }
