@@ -15,6 +15,7 @@ export interface CliFlags {
   online?: boolean;
   cik?: string;
   tenant?: string;
+  role?: string;
 }
 
 export interface CliContext {

@@ -29,6 +29,8 @@ interface RouteLimit {
 
 export const ROUTE_BODY_LIMITS: readonly RouteLimit[] = [
   { method: "POST", path: /^\/v1\/documents\/upload\/?$/, maxBytes: null },
+  // Enforces CAIRN_FOUNDRY_UPLOAD_MAX_BYTES itself (multipart and JSON), 413 before reading past it.
+  { method: "POST", path: /^\/v1\/foundry\/tables\/?$/, maxBytes: null },
   {
     method: "PUT",
     path: /^\/v1\/editor\/documents\/[^/]+\/yjs\/?$/,
