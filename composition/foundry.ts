@@ -13,7 +13,7 @@ import { FOUNDRY_BUILD_QUEUE, FoundryService } from "../domain/foundry/service.t
 import type { LakehousePort } from "../domain/lakehouse/ports.ts";
 import type { ControlPlaneStore, JobQueue, JobWorker } from "../domain/ports.ts";
 import type { RealtimeTablesPort, RealtimeTieringView, TieringStateStore } from "../domain/rtdb/ports.ts";
-import { makeBuildHandler } from "../pipelines/foundry/build/job.ts";
+import { type BuildDeps, makeBuildHandler } from "../pipelines/foundry/build/job.ts";
 import { RealtimeFeatures } from "../pipelines/foundry/build/realtime.ts";
 import { openFoundryTables } from "./foundry-tables.ts";
 
@@ -28,7 +28,7 @@ export interface FoundryWiring {
   logger: Logger;
 }
 
-export function openFoundry(d: FoundryWiring): { service: FoundryService; workers: JobWorker[] } {
+export function openFoundry(d: FoundryWiring): { service: FoundryService; workers: JobWorker[]; buildDeps: BuildDeps } {
   const datasets = new SqlDatasetStore(d.store.sql);
   const lab =
     d.config.lakehouse && d.lakehouse instanceof GatewayLakehouse
@@ -45,15 +45,16 @@ export function openFoundry(d: FoundryWiring): { service: FoundryService; worker
     queue: d.queue,
     graphRules: d.graphRules,
   });
-  const handler = makeBuildHandler({
+  const buildDeps: BuildDeps = {
     datasets,
     lab,
     lakehouse: d.lakehouse,
     graph: d.graph,
     graphRules: d.graphRules,
     realtime: d.realtime ? new RealtimeFeatures(d.realtime) : null,
-  });
+  };
+  const handler = makeBuildHandler(buildDeps);
   // Two builds at a time per instance: the work is in the lab; the service only waits.
   const worker = d.queue.work(FOUNDRY_BUILD_QUEUE, handler, { concurrency: 2 });
-  return { service, workers: [worker] };
+  return { service, workers: [worker], buildDeps };
 }

@@ -27,6 +27,7 @@ import { JwtVerifier } from "../http/auth/jwt.ts";
 import { type InstallationSecrets, loadInstallationSecrets } from "../http/auth/secrets.ts";
 import type { AppDeps } from "../http/deps.ts";
 import { createLogger } from "../http/logger.ts";
+import type { BuildDeps } from "../pipelines/foundry/build/job.ts";
 import { FaultInjector, type ProvisioningEngines, TenantLifecycle } from "../pipelines/tenants/provisioning/index.ts";
 import {
   collabHandlers,
@@ -83,6 +84,8 @@ export interface Service {
   readonly lakehouseCatalogs: LakehouseCatalogStore;
   /** Encrypts secrets at rest (tests check the stored ciphertext). */
   readonly secretBox: SecretBox;
+  /** What the dataset build job runs on (tests run a build against another lab engine with it). */
+  readonly foundryBuild: BuildDeps;
   readonly app: ReturnType<typeof buildApp>;
   /** `server` is what Bun passes to fetch (needed for WebSocket upgrades). */
   fetch(req: Request, server?: unknown): Response | Promise<Response>;
@@ -241,6 +244,7 @@ function openAreas(config: Config, f: Foundation, engines: ProvisioningEngines, 
     faults,
     lakehouseCatalogs,
     secretBox,
+    foundryBuild: foundry.buildDeps,
     workers,
     mailer,
     tiering,
@@ -343,6 +347,7 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     faults: areas.faults,
     lakehouseCatalogs: areas.lakehouseCatalogs,
     secretBox: areas.secretBox,
+    foundryBuild: areas.foundryBuild,
     app,
     fetch,
     collabRooms: areas.editorArea.collabRooms,

@@ -17,7 +17,11 @@ export interface GatewayHandle {
 
 /** The gateway, or undefined (with a note) when the lab venv is missing outside CI. */
 export async function startGateway(
-  opts: { engine?: "duckdb" | "spark"; token?: string } = {},
+  opts: {
+    engine?: "duckdb" | "spark";
+    token?: string /** Share another gateway's warehouse and catalog (not removed on stop). */;
+    dir?: string;
+  } = {},
 ): Promise<GatewayHandle | undefined> {
   if (!existsSync(LAB_PYTHON)) {
     if (process.env.CI)
@@ -25,7 +29,7 @@ export async function startGateway(
     process.stderr.write("[skip] lakehouse gateway: lab/.venv is missing (run scripts/setup.sh --lab ...)\n");
     return undefined;
   }
-  const dir = mkdtempSync(join(tmpdir(), "cairn-lake-"));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "cairn-lake-"));
   const args = [
     LAB_PYTHON,
     "-m",
@@ -70,7 +74,7 @@ export async function startGateway(
     stop: async () => {
       proc.kill("SIGTERM");
       await proc.exited;
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

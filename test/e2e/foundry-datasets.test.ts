@@ -8,9 +8,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { FoundryLabClient } from "../../adapters/lakehouse/foundry-client.ts";
+import { GatewayLakehouse } from "../../adapters/lakehouse/gateway-client.ts";
 import { realtimeEngine } from "../../composition/engines.ts";
 import type { LakehousePort } from "../../domain/lakehouse/ports.ts";
 import { lakehouseNamespace, type TenantRef } from "../../domain/tenants/namespaces.ts";
+import { makeBuildHandler } from "../../pipelines/foundry/build/job.ts";
 import { ingestMarketDirectory, parseMarketCsv } from "../../pipelines/rtdb/market-ingest.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { type GatewayHandle, startGateway } from "../lakehouse.ts";
@@ -316,4 +319,48 @@ describe.skipIf(!secDir || !dailyDir)("foundry datasets (embedded: DuckDB over P
       expect(res.status).toBe(422);
     }
   });
+});
+
+describe.skipIf(!secDir || !dailyDir)("foundry datasets: the same spec on Spark gives the same rows", () => {
+  test("the build job on the Spark gateway (same catalog) writes exactly the DuckDB build's rows", async () => {
+    const spark = await startGateway({ engine: "spark", dir: (gateway as GatewayHandle).dir });
+    if (!spark) return;
+    try {
+      const res = await post("/v1/foundry/datasets", { ...SPEC, name: "Company prices on spark" });
+      expect(res.status).toBe(200);
+      const { id: sid, output_table } = (await res.json()) as { id: string; output_table: string };
+      const deps = svc.service.foundryBuild;
+      const buildId = crypto.randomUUID();
+      await deps.datasets.updateDataset(a.tenantId, sid, { status: "building", build_id: buildId });
+      const lab = new FoundryLabClient(new GatewayLakehouse({ url: spark.url }), {
+        url: spark.url,
+        buildTimeoutMs: 300_000,
+      });
+      const run = makeBuildHandler({ ...deps, lab });
+      const data = { tenant_id: a.tenantId, slug: a.slug, dataset_id: sid, build_id: buildId };
+      const result = await run({ id: buildId, name: "build", data, attempt: 1, progress: async () => {} });
+      expect(result).toMatchObject({ engine: "spark" });
+      const built = (await list()).find((d) => d.id === sid) as Record<string, unknown>;
+      expect(built.status).toBe("ready");
+      const lake = svc.service.engines.lakehouse as LakehousePort;
+      const ns = lakehouseNamespace(a.slug);
+      const rows = async (table: string) =>
+        (
+          await lake.sql(
+            ns,
+            `SELECT cik, ticker, name, CAST(month AS VARCHAR) AS month, price, avg_close_3660d FROM ${table} ORDER BY ticker, month`,
+          )
+        ).rows;
+      const onSpark = await rows(output_table);
+      expect(onSpark.length).toBe(built.row_count as number);
+      expect(onSpark.length).toBeGreaterThan(50);
+      expect(onSpark).toEqual(await rows("foundry_company_prices_2005"));
+      const schema = await lake.tableSchema(ns, output_table);
+      expect(schema.map((c) => [c.name, c.type])).toEqual(
+        (await lake.tableSchema(ns, "foundry_company_prices_2005")).map((c) => [c.name, c.type]),
+      );
+    } finally {
+      await spark.stop();
+    }
+  }, 240_000);
 });
