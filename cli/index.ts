@@ -23,6 +23,8 @@
  *                                                      market bars/ticks/quotes CSVs (shared data's market/) into
  *                                                      the tenant's real-time tables (QuestDB ILP or embedded DuckDB)
  *   bun run cli load-demo-tables --tenant SLUG [--dir PATH]
+ *   bun run cli foundry-sync --tenant SLUG [--market-dir PATH]
+ *                                                      the tenant's financial data as lakehouse tables (docs/foundry-tables.md)
  *                                                      the real ML sets (shared data's ml/) as the tenant's
  *                                                      custom lakehouse tables (replace: idempotent); without
  *                                                      PATH, german_credit from fixtures/ml/
@@ -37,6 +39,7 @@ import { fail } from "./context.ts";
 import { adminKey, apikey, demoKey, token } from "./credentials.ts";
 import { DEMO_TENANT_SLUG } from "./demo-seed.ts";
 import { loadDemoTables } from "./foundry-demo.ts";
+import { foundrySync } from "./foundry-sync.ts";
 import { ingestMarket } from "./ingest-market.ts";
 import { ingestNews } from "./ingest-news.ts";
 import { buildTopics, ingestFilings, ingestTranscripts } from "./ingest-research.ts";
@@ -56,6 +59,7 @@ const COMMANDS: Record<string, Command> = {
   "build-topics": buildTopics,
   "ingest-market": ingestMarket,
   "load-demo-tables": loadDemoTables,
+  "foundry-sync": foundrySync,
 };
 
 async function main(argv: string[]): Promise<void> {

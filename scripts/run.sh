@@ -117,6 +117,9 @@ fi
 # german_credit always (from fixtures/ml/ without the shared data); the rest unless
 # CAIRN_RUN_SKIP_DEMO_DATA=1, which the command reads itself.
 bound $BUN cli/index.ts load-demo-tables --tenant demo --dir "$shared/ml" >/dev/null
+# The financial data the service holds (companies, statements, ratios, segments, filings, news,
+# daily bars) as the demo tenant's lakehouse tables; empty tables when no demo data was loaded.
+bound $BUN cli/index.ts foundry-sync --tenant demo >/dev/null
 TOKEN="$(bound $BUN cli/index.ts token --email demo@cairn.local)"
 # The same key on every start (kept in the data directory, mode 0600), so printed keys keep working.
 KEY="$(bound $BUN cli/index.ts demo-key)"
