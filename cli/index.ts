@@ -23,11 +23,11 @@
  *                                                      market bars/ticks/quotes CSVs (shared data's market/) into
  *                                                      the tenant's real-time tables (QuestDB ILP or embedded DuckDB)
  *   bun run cli load-demo-tables --tenant SLUG [--dir PATH]
- *   bun run cli foundry-sync --tenant SLUG [--market-dir PATH]
- *                                                      the tenant's financial data as lakehouse tables (docs/foundry-tables.md)
  *                                                      the real ML sets (shared data's ml/) as the tenant's
  *                                                      custom lakehouse tables (replace: idempotent); without
  *                                                      PATH, german_credit from fixtures/ml/
+ *   bun run cli foundry-sync --tenant SLUG [--market-dir PATH]
+ *                                                      the tenant's financial data as lakehouse tables (docs/foundry-tables.md)
  * Values go to stdout alone, so `$(bun run cli token --email a@b.c)` works.
  */
 import { parseArgs } from "node:util";
