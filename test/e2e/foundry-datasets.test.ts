@@ -258,6 +258,39 @@ describe.skipIf(!secDir || !dailyDir)("foundry datasets (embedded: DuckDB over P
     expect(after.last_built_at).not.toBe(before.last_built_at);
   });
 
+  test("a lab that is gone: the build is retried, then ends in error; the last good table stays whole", async () => {
+    const deps = svc.service.foundryBuild;
+    const before = (await list()).find((d) => d.id === id) as Record<string, unknown>;
+    const dead = "http://127.0.0.1:9";
+    const run = makeBuildHandler({
+      ...deps,
+      lab: new FoundryLabClient(new GatewayLakehouse({ url: dead, timeoutMs: 2_000 }), {
+        url: dead,
+        buildTimeoutMs: 2_000,
+      }),
+    });
+    const buildId = crypto.randomUUID();
+    await deps.datasets.updateDataset(a.tenantId, id, { status: "building", build_id: buildId });
+    const data = { tenant_id: a.tenantId, slug: a.slug, dataset_id: id, build_id: buildId };
+    const job = (attempt: number) => ({ id: buildId, name: "build", data, attempt, progress: async () => {} });
+    await expect(run(job(1))).rejects.toThrow("unreachable");
+    expect((await list()).find((d) => d.id === id)).toMatchObject({
+      status: "building",
+      progress: { stage: "retrying", percent: 0 },
+    });
+    await expect(run(job(2))).rejects.toThrow("unreachable");
+    const failed = (await list()).find((d) => d.id === id) as Record<string, unknown>;
+    expect(failed.status).toBe("error");
+    expect(String(failed.error)).toContain("unreachable");
+    // The table of the last good build is untouched and still answers.
+    const lake = svc.service.engines.lakehouse as LakehousePort;
+    const count = await lake.sql(lakehouseNamespace(a.slug), "SELECT count(*) FROM foundry_company_prices_2005");
+    expect(Number(count.rows[0]?.[0])).toBe(before.row_count as number);
+    // A new build through the API recovers.
+    expect((await post(`/v1/foundry/datasets/${id}/build`, {})).status).toBe(200);
+    expect((await settled(id)).status).toBe("ready");
+  });
+
   test("bad specs: 422 with the section 7 body naming each fault", async () => {
     const bad = {
       name: "bad",
