@@ -2,9 +2,9 @@
  * The embedded graph store's namespaces: one Ladybug (Kùzu fork) database, node and
  * relationship tables prefixed per tenant. The namespace string is the label prefix,
  * `tenantPrefix(tenantId)` (`t_<32 hex>`); a tenant's graph is `<prefix>_Company`,
- * `<prefix>_OWNS`, ... Ladybug has a strict schema, so "constraints" means the node
- * tables' primary keys, which also give MERGE its uniqueness. Neo4j's adapter will use
- * the same prefix on labels and relationship types, with uniqueness constraints.
+ * `<prefix>_HOLDS`, ... (domain/foundry/graph/model.ts). Ladybug has a strict schema, so "constraints" means the node
+ * tables' primary keys, which also give MERGE its uniqueness. Neo4j's adapter (./neo4j.ts)
+ * uses the same prefix on labels and relationship types, with uniqueness constraints.
  *
  * Concurrency, as measured on this engine: one Database may serve many Connections and
  * concurrent readers, but only one write transaction may be open in the whole database;
@@ -16,8 +16,19 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import lbug, { type Connection, type Database, type LbugValue, type QueryResult } from "@ladybugdb/core";
 import { AppError } from "../../domain/errors.ts";
+import { type CheckedReadQuery, rewriteFor, rewriteReadFor } from "../../domain/foundry/graph/cypher.ts";
+import {
+  GRAPH_NODES,
+  GRAPH_RELS,
+  type GraphBatch,
+  NODE_LABELS,
+  REL_TYPES,
+  validateBatch,
+} from "../../domain/foundry/graph/model.ts";
+import type { CheckedGraphFeature, GraphPort, GraphRows, GraphValue } from "../../domain/foundry/graph/ports.ts";
 import { type NamespacePort, type TenantRef, tenantPrefix } from "../../domain/tenants/namespaces.ts";
 import { Mutex } from "../sql/index.ts";
+import { json, mergeNode, mergeRel, nodeRow, relRow, scalar } from "./statements.ts";
 
 export interface LadybugGraphOptions {
   /** Root data directory; the database is `<dataDir>/graph/cairn.lbug`. */
@@ -37,22 +48,29 @@ interface Handles {
 
 const PREFIX_PATTERN = /^t_[0-9a-z]{1,64}$/;
 
-/** The tenant graph's node tables; the first column of each is its primary key. */
-const NODE_TABLES: Record<string, string> = {
-  Company: "cik STRING PRIMARY KEY, name STRING",
-  Person: "id STRING PRIMARY KEY, name STRING",
-  Fund: "id STRING PRIMARY KEY, name STRING",
-};
+/** The tenant graph's node tables (from the model); the key column is the primary key. */
+const NODE_TABLES: Record<string, string> = Object.fromEntries(
+  NODE_LABELS.map((l) => {
+    const d = GRAPH_NODES[l];
+    const cols = Object.entries(d.props).map(([p, t]) => `${p} ${t}${p === d.key ? " PRIMARY KEY" : ""}`);
+    return [l, cols.join(", ")];
+  }),
+);
 /** Relationship tables: endpoints (unprefixed node names) and properties. */
-const REL_TABLES: Record<string, { from: string; to: string; props: string }> = {
-  OWNS: { from: "Fund", to: "Company", props: ", shares INT64" },
-  OFFICER_OF: { from: "Person", to: "Company", props: ", title STRING" },
-  SUBSIDIARY_OF: { from: "Company", to: "Company", props: "" },
-};
+const REL_TABLES: Record<string, { from: string; to: string; props: string }> = Object.fromEntries(
+  REL_TYPES.map((r) => {
+    const d = GRAPH_RELS[r];
+    const props = Object.entries(d.props)
+      .map(([p, t]) => `, ${p} ${t}`)
+      .join("");
+    return [r, { from: d.from, to: d.to, props }];
+  }),
+);
 const TABLE_SUFFIXES = [...Object.keys(NODE_TABLES), ...Object.keys(REL_TABLES)];
 
-export class LadybugGraph implements NamespacePort {
+export class LadybugGraph implements NamespacePort, GraphPort {
   readonly engine = "graph" as const;
+  readonly kind = "ladybug" as const;
   readonly path: string;
   private readonly bufferPoolBytes: number;
   private readonly threads: number;
@@ -92,6 +110,19 @@ export class LadybugGraph implements NamespacePort {
             conn,
             `CREATE REL TABLE IF NOT EXISTS \`${ns}_${name}\`(FROM \`${ns}_${r.from}\` TO \`${ns}_${r.to}\`${r.props})`,
           );
+        }
+        // A namespace made by an older schema gains the model's new properties.
+        const decls: [string, Record<string, string>][] = [
+          ...NODE_LABELS.map((l): [string, Record<string, string>] => [l, GRAPH_NODES[l].props]),
+          ...REL_TYPES.map((r): [string, Record<string, string>] => [r, GRAPH_RELS[r].props]),
+        ];
+        for (const [name, props] of decls) {
+          const have = new Set(
+            (await run(conn, `CALL table_info('${ns}_${name}') RETURN name`)).map((row) => String(row.name)),
+          );
+          for (const [p, type] of Object.entries(props)) {
+            if (!have.has(p)) await run(conn, `ALTER TABLE \`${ns}_${name}\` ADD ${p} ${type}`);
+          }
         }
       });
     });
@@ -163,6 +194,88 @@ export class LadybugGraph implements NamespacePort {
     return n;
   }
 
+  async featureValues(t: TenantRef, feature: CheckedGraphFeature, keys: string[]): Promise<Map<string, GraphValue>> {
+    const ns = this.namespaceOf(t);
+    const out = new Map<string, GraphValue>();
+    if (keys.length === 0) return out;
+    const query = rewriteFor(ns, feature);
+    if (!(await this.namespaceExists(t))) {
+      for (const k of keys) out.set(k, null);
+      return out;
+    }
+    const conn = (await this.open()).read;
+    // Ladybug has no correlated subqueries: one prepared statement, run per key.
+    const stmt = await conn.prepare(query.perKey);
+    if (!stmt.isSuccess()) throw new AppError("bad_request", `graph feature: ${stmt.getErrorMessage()}`);
+    // A key without its entity is null (an aggregate over no rows would still give a row).
+    const exists = await conn.prepare(
+      `MATCH (e:\`${query.entityLabel}\`) WHERE e.${query.keyProperty} IN $keys RETURN e.${query.keyProperty} AS k`,
+    );
+    if (!exists.isSuccess()) throw new AppError("internal", `graph: ${exists.getErrorMessage()}`);
+    const unique = [...new Set(keys)];
+    const present = new Set((await collect(await conn.execute(exists, { keys: unique }))).map((r) => String(r.k)));
+    for (const key of unique) {
+      if (!present.has(key)) {
+        out.set(key, null);
+        continue;
+      }
+      const rows = await collect(await conn.execute(stmt, { key }));
+      out.set(key, rows.length > 0 ? scalar(rows[0]?.__value) : null);
+    }
+    return out;
+  }
+
+  async load(t: TenantRef, batch: GraphBatch): Promise<{ nodes: number; rels: number }> {
+    validateBatch(batch);
+    const ns = await this.ensureNamespace(t);
+    return this.writing(async (conn) => {
+      let nodes = 0;
+      let rels = 0;
+      await inTransaction(conn, async () => {
+        for (const label of NODE_LABELS) {
+          const mine = batch.nodes.filter((n) => n.label === label);
+          if (mine.length === 0) continue;
+          const stmt = await conn.prepare(mergeNode(ns, label, "$"));
+          if (!stmt.isSuccess()) throw new AppError("internal", `graph: ${stmt.getErrorMessage()}`);
+          for (const n of mine) {
+            await collect(await conn.execute(stmt, nodeRow(n) as Record<string, LbugValue>));
+            nodes++;
+          }
+        }
+        for (const type of REL_TYPES) {
+          const mine = batch.rels.filter((r) => r.type === type);
+          if (mine.length === 0) continue;
+          const stmt = await conn.prepare(`${mergeRel(ns, type, "$")} RETURN count(x) AS n`);
+          if (!stmt.isSuccess()) throw new AppError("internal", `graph: ${stmt.getErrorMessage()}`);
+          for (const r of mine) {
+            const rows = await collect(await conn.execute(stmt, relRow(r) as Record<string, LbugValue>));
+            rels += Number(rows[0]?.n ?? 0);
+          }
+        }
+      });
+      return { nodes, rels };
+    });
+  }
+
+  async read(
+    t: TenantRef,
+    query: CheckedReadQuery,
+    params: Record<string, GraphValue>,
+    limit: number,
+  ): Promise<GraphRows> {
+    const ns = this.namespaceOf(t);
+    const cypher = rewriteReadFor(ns, query, limit);
+    if (!(await this.namespaceExists(t))) return { columns: [], rows: [] };
+    const conn = (await this.open()).read;
+    const stmt = await conn.prepare(cypher);
+    if (!stmt.isSuccess()) throw new AppError("bad_request", `graph query: ${stmt.getErrorMessage()}`);
+    const result = await conn.execute(stmt, params as Record<string, LbugValue>);
+    const first = Array.isArray(result) ? result[0] : result;
+    const columns = first ? await first.getColumnNames() : [];
+    const rows = await collect(result);
+    return { columns, rows: rows.slice(0, limit).map((r) => columns.map((c) => json(r[c]))) };
+  }
+
   async ping(): Promise<void> {
     await run((await this.open()).read, "RETURN 1 AS ok");
   }
@@ -207,6 +320,19 @@ export class LadybugGraph implements NamespacePort {
     });
     return this.opening;
   }
+}
+
+async function collect(result: QueryResult | QueryResult[]): Promise<Row[]> {
+  const results = Array.isArray(result) ? result : [result];
+  const rows: Row[] = [];
+  for (const r of results) {
+    try {
+      rows.push(...(await r.getAll()));
+    } finally {
+      r.close();
+    }
+  }
+  return rows;
 }
 
 /** Runs one statement (prepared when it has parameters) and returns its rows. */
