@@ -15,6 +15,8 @@ import type { ControlPlaneStore, JobQueue, JobWorker } from "../domain/ports.ts"
 import type { RealtimeTablesPort, RealtimeTieringView, TieringStateStore } from "../domain/rtdb/ports.ts";
 import { type BuildDeps, makeBuildHandler } from "../pipelines/foundry/build/job.ts";
 import { RealtimeFeatures } from "../pipelines/foundry/build/realtime.ts";
+import { openFoundryQuery } from "./foundry-query.ts";
+import { openFoundryReadModels } from "./foundry-readmodels.ts";
 import { openFoundryTables } from "./foundry-tables.ts";
 
 export interface FoundryWiring {
@@ -38,8 +40,11 @@ export function openFoundry(d: FoundryWiring): { service: FoundryService; worker
           buildTimeoutMs: d.config.foundry.buildTimeoutMs,
         })
       : null;
+  const readModels = openFoundryReadModels(d);
   const service = new FoundryService({
     tables: openFoundryTables({ config: d.config, lakehouse: d.lakehouse }),
+    readModels: readModels.readModels,
+    query: openFoundryQuery({ ...d, readModels: readModels.readModels }),
     datasets,
     lab,
     queue: d.queue,
@@ -56,5 +61,5 @@ export function openFoundry(d: FoundryWiring): { service: FoundryService; worker
   const handler = makeBuildHandler(buildDeps);
   // Two builds at a time per instance: the work is in the lab; the service only waits.
   const worker = d.queue.work(FOUNDRY_BUILD_QUEUE, handler, { concurrency: 2 });
-  return { service, workers: [worker], buildDeps };
+  return { service, workers: [worker, ...readModels.workers], buildDeps };
 }

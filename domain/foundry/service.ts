@@ -13,6 +13,8 @@ import { lakehouseNamespace, type TenantRef } from "../tenants/namespaces.ts";
 import { compileFor, type GraphRules } from "./compile.ts";
 import { type Dataset, type DatasetSpec, datasetView, lineageOf, outputTableFor } from "./dataset.ts";
 import type { BuildQueue, DatasetStore, FoundryLabPort } from "./ports.ts";
+import type { FoundryQuery } from "./query/service.ts";
+import type { FoundryReadModels } from "./readmodels/service.ts";
 import type { FoundryTables } from "./tables/service.ts";
 
 /** The queue and job name of builds (pipelines/foundry/build/job.ts consumes them). */
@@ -23,6 +25,8 @@ export const PREVIEW_ROWS = 100;
 
 export interface FoundryServiceDeps {
   tables: FoundryTables;
+  readModels: FoundryReadModels;
+  query: FoundryQuery;
   datasets: DatasetStore;
   lab: FoundryLabPort | null;
   queue: BuildQueue;
@@ -41,9 +45,15 @@ export interface DatasetPreview {
 export class FoundryService {
   /** The tenant's lakehouse tables: list and custom-table import (GET/POST /v1/foundry/tables). */
   readonly tables: FoundryTables;
+  /** The relational read models ci.*, dm.*, pm.*, md.* and the portfolios behind pm.*. */
+  readonly readModels: FoundryReadModels;
+  /** Natural-language data access (POST /v1/foundry/query). */
+  readonly query: FoundryQuery;
 
   constructor(private readonly deps: FoundryServiceDeps) {
     this.tables = deps.tables;
+    this.readModels = deps.readModels;
+    this.query = deps.query;
   }
 
   /** POST /v1/foundry/datasets: checked against the namespace, stored as draft; nothing runs. */

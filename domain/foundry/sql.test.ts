@@ -77,7 +77,9 @@ describe("dataset compiler", () => {
   });
 
   test.each(HOSTILE)("table name %p is refused", (table) => {
-    expect(issuesOf({ ...base, source_tables: [{ table }], joins: [], filters: [] })).toEqual(["body.source_tables.0.table"]);
+    expect(issuesOf({ ...base, source_tables: [{ table }], joins: [], filters: [] })).toEqual([
+      "body.source_tables.0.table",
+    ]);
   });
 
   test.each(HOSTILE)("alias %p is refused", (alias) => {
@@ -87,9 +89,9 @@ describe("dataset compiler", () => {
   });
 
   test.each(["cik; --", "cik`", "*", "c.cik", "1=1", "cik) OR (1=1"])("selected column %p is refused", (col) => {
-    expect(issuesOf({ ...base, source_tables: [{ table: "companies", columns: [col] }], joins: [], filters: [] })).toEqual([
-      "body.source_tables.0.columns.0",
-    ]);
+    expect(
+      issuesOf({ ...base, source_tables: [{ table: "companies", columns: [col] }], joins: [], filters: [] }),
+    ).toEqual(["body.source_tables.0.columns.0"]);
   });
 
   test.each(["i.revenue; DROP", "x.revenue", "svc_tenant_other.companies.cik", "revenue`", "(revenue)"])(
@@ -133,7 +135,9 @@ describe("dataset compiler", () => {
     expect(typedLiteral("2020", "int", "spark")).toBe("CAST(2020 AS BIGINT)");
     expect(typedLiteral(" 1.5 ", "double", "duckdb")).toBe("CAST('1.5' AS DOUBLE)");
     expect(typedLiteral("2024-02-29", "date", "spark")).toBe("DATE '2024-02-29'");
-    expect(typedLiteral("2024-02-29T10:00:00+02:00", "timestamptz", "spark")).toBe("TIMESTAMP '2024-02-29 08:00:00.000'");
+    expect(typedLiteral("2024-02-29T10:00:00+02:00", "timestamptz", "spark")).toBe(
+      "TIMESTAMP '2024-02-29 08:00:00.000'",
+    );
     expect(typedLiteral("TRUE", "boolean", "duckdb")).toBe("TRUE");
     expect(() => typedLiteral("yes", "boolean", "duckdb")).toThrow();
   });
@@ -151,7 +155,10 @@ describe("dataset compiler", () => {
 
   test.each([
     [{ left_table: "c; DROP", right_table: "i", left_col: "cik", right_col: "cik" }, "body.joins.0.left_table"],
-    [{ left_table: "c", right_table: "svc_tenant_other.income", left_col: "cik", right_col: "cik" }, "body.joins.0.right_table"],
+    [
+      { left_table: "c", right_table: "svc_tenant_other.income", left_col: "cik", right_col: "cik" },
+      "body.joins.0.right_table",
+    ],
     [{ left_table: "c", right_table: "i", left_col: "cik = i.cik OR 1", right_col: "cik" }, "body.joins.0.left_col"],
     [{ left_table: "c", right_table: "i", left_col: "cik", right_col: "cik`" }, "body.joins.0.right_col"],
     [{ left_table: "c", right_table: "i", left_col: "cik", right_col: "revenue" }, "body.joins.0.right_col"],
@@ -164,14 +171,26 @@ describe("dataset compiler", () => {
   });
 
   test.each([
-    [{ realtime_table: "bars; DROP TABLE x", column: "close", agg: "avg", window: "7d" }, "body.realtime_cols.0.realtime_table"],
-    [{ realtime_table: "t_other.bars", column: "close", agg: "avg", window: "7d" }, "body.realtime_cols.0.realtime_table"],
+    [
+      { realtime_table: "bars; DROP TABLE x", column: "close", agg: "avg", window: "7d" },
+      "body.realtime_cols.0.realtime_table",
+    ],
+    [
+      { realtime_table: "t_other.bars", column: "close", agg: "avg", window: "7d" },
+      "body.realtime_cols.0.realtime_table",
+    ],
     [{ realtime_table: "bars", column: "close) FROM x --", agg: "avg", window: "7d" }, "body.realtime_cols.0.column"],
     [{ realtime_table: "bars", column: "close", agg: "avg(close)); --", window: "7d" }, "body.realtime_cols.0.agg"],
     [{ realtime_table: "bars", column: "close", agg: "avg", window: "7d; DROP" }, "body.realtime_cols.0.window"],
     [{ realtime_table: "bars", column: "close", agg: "avg", window: "99999999d" }, "body.realtime_cols.0.window"],
-    [{ realtime_table: "bars", column: "close", agg: "avg", window: "7d", join_column: "cik OR 1=1" }, "body.realtime_cols.0.join_column"],
-    [{ realtime_table: "bars", column: "close", agg: "avg", window: "7d", output_column: "x; DROP" }, "body.realtime_cols.0.output_column"],
+    [
+      { realtime_table: "bars", column: "close", agg: "avg", window: "7d", join_column: "cik OR 1=1" },
+      "body.realtime_cols.0.join_column",
+    ],
+    [
+      { realtime_table: "bars", column: "close", agg: "avg", window: "7d", output_column: "x; DROP" },
+      "body.realtime_cols.0.output_column",
+    ],
   ])("time-series feature %p is refused at %p", (rt, loc) => {
     expect(issuesOf({ ...base, realtime_cols: [{ join_column: "c.ticker", ...rt }] })).toContain(loc);
   });
@@ -185,12 +204,21 @@ describe("dataset compiler", () => {
       graphKey: () => "cik",
       checkGraph: () => {
         throw AppError.validation([
-          { loc: ["body", "graph_features", "0", "cypher_fragment"], msg: "write clause", type: "value_error", input: "", ctx: {} },
+          {
+            loc: ["body", "graph_features", "0", "cypher_fragment"],
+            msg: "write clause",
+            type: "value_error",
+            input: "",
+            ctx: {},
+          },
         ]);
       },
     };
     expect(() =>
-      compileDataset({ ...base, graph_features: [{ label: "Company", cypher_fragment: "CREATE (n)", output_column: "n" }] }, withRules),
+      compileDataset(
+        { ...base, graph_features: [{ label: "Company", cypher_fragment: "CREATE (n)", output_column: "n" }] },
+        withRules,
+      ),
     ).toThrow(AppError);
     const ok = compileDataset(
       { ...base, graph_features: [{ label: "Company", cypher_fragment: "RETURN 1", output_column: "n" }] },

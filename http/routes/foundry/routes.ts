@@ -7,9 +7,13 @@ import type { Guards } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
 import { registerFoundryDatasetRoutes } from "./datasets.ts";
+import { registerFoundryQueryRoutes } from "./query.ts";
+import { registerFoundryReadModelRoutes } from "./readmodels.ts";
 import { registerFoundryTableRoutes } from "./tables.ts";
 
 export function registerFoundryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
   registerFoundryTableRoutes(app, deps, guards);
   registerFoundryDatasetRoutes(app, deps, guards);
+  registerFoundryReadModelRoutes(app, deps, guards);
+  registerFoundryQueryRoutes(app, deps, guards);
 }
