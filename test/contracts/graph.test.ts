@@ -89,6 +89,16 @@ const FEATURES: Record<string, { label: string; fragment: string; keys: string[]
     fragment: "MATCH (e)-[:IN_SECTOR]->(s:Sector) RETURN s.name",
     keys: [APPLE, TESLA, "16040"],
   },
+  mentions: {
+    label: "Company",
+    fragment: "OPTIONAL MATCH (n:NewsArticle)-[:MENTIONS]->(e) RETURN count(n)",
+    keys: [APPLE, TESLA, "19617"],
+  },
+  latestNews: {
+    label: "Company",
+    fragment: "MATCH (n:NewsArticle)-[:MENTIONS]->(e) WITH n ORDER BY n.published_at DESC, n.id LIMIT 1 RETURN n.title",
+    keys: [APPLE, TESLA],
+  },
   fundPositions: {
     label: "Fund",
     fragment: "OPTIONAL MATCH (e)-[:HOLDS]->(c:Company) RETURN count(c)",

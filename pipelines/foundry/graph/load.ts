@@ -3,7 +3,8 @@
  * `../shared/data/graph` (ex21/, 13f/, form4/, proxy/) or the small copy in
  * test/fixtures/graph; files are recognised by name and content, in any sub-folder. SEC
  * reference data (company_tickers.json, submissions/CIK*.json) is read from the folder
- * itself or from its sibling `sec/` folder when present (../shared/data/sec).
+ * itself or from its sibling `sec/` folder when present (../shared/data/sec), news feed
+ * items from `news/feed_items` in the folder or beside it (../shared/data/news).
  * The load is idempotent: running it again merges the same nodes and relationships.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -14,6 +15,7 @@ import type { TenantRef } from "../../../domain/tenants/namespaces.ts";
 import {
   add13f,
   addEx21,
+  addNewsItems,
   addOwnership,
   addProxy,
   addSubmission,
@@ -84,7 +86,23 @@ export function parseCompanyGraph(dir: string): { batch: GraphBatch; files: Comp
             : addProxy(b, name, text);
     files.push({ file: p.slice(dir.length).replace(/^\/+/, ""), kind: kind as string, records });
   }
+  // News last: it links articles to the companies the filings brought in.
+  for (const news of [join(dir, "news", "feed_items"), join(dir, "..", "news", "feed_items")]) {
+    if (!existsSync(news)) continue;
+    for (const f of readdirSync(news)
+      .filter((x) => x.endsWith(".json"))
+      .sort()) {
+      const records = addNewsItems(b, f, JSON.parse(readFileSync(join(news, f), "utf8")));
+      files.push({ file: join(news, f), kind: "news", records });
+    }
+  }
   return { batch: b.build(), files };
+}
+
+/** The graph data folder: the shared real filings when present, else the repository's fixture copy. */
+export function companyGraphDir(repoRoot: string): string {
+  const shared = join(repoRoot, "..", "shared", "data", "graph");
+  return existsSync(shared) ? shared : join(repoRoot, "test", "fixtures", "graph");
 }
 
 /** Parses `dir` and merges the graph into the tenant's namespace. */

@@ -10,6 +10,9 @@
  *   (person)-[:TRADED]->(issuer) per non-derivative transaction.
  * - DEF 14A proxy (HTML): directors from the "Director Since:" blocks, officers from the
  *   "named executive officers and their current positions" list.
+ * - News feed items (JSON lists of RSS items): (article)-[:MENTIONS]->(company) for each
+ *   ticker an item lists, and for each company already in the graph whose name (without
+ *   legal-form words, 4+ letters) appears as words in its title.
  * - SEC profile data where present (submissions JSON, SGML headers): ticker, industry (SIC
  *   description) and sector (SIC division) -> IN_SECTOR / IN_INDUSTRY.
  */
@@ -189,6 +192,17 @@ export class GraphBuilder {
   /** Company -> Sector / Industry for a SIC code (when the directory had none for it). */
   classify(cik: string, code: number, description: string): void {
     if (!this.directory.sic.has(cik)) this.directory.sic.set(cik, { code, description });
+  }
+
+  /** Companies with a CIK so far, and their names. */
+  registrants(): { cik: string; name: string }[] {
+    const out: { cik: string; name: string }[] = [];
+    for (const n of this.nodes.values()) {
+      if (n.label === "Company" && /^[0-9]+$/.test(n.key) && typeof n.props.name === "string") {
+        out.push({ cik: n.key, name: n.props.name });
+      }
+    }
+    return out;
   }
 
   build(): GraphBatch {
@@ -582,4 +596,53 @@ export function classify(fileName: string, head: string): "ex21" | "13f" | "owne
   if (/ex-?21/i.test(fileName) || /EX-21/.test(head)) return "ex21";
   if (/def\s?14a|proxy/i.test(fileName) || /DEF 14A/.test(head)) return "proxy";
   return null;
+}
+
+// ---------- News ----------
+
+interface FeedItem {
+  title?: unknown;
+  link?: unknown;
+  guid?: unknown;
+  pubDate?: unknown;
+  tickers?: unknown;
+}
+
+/** RSS items of a feed JSON list; returns the number of MENTIONS added. Run after the filings. */
+export function addNewsItems(b: GraphBuilder, fileName: string, json: unknown): number {
+  if (!Array.isArray(json)) return 0;
+  const names = b
+    .registrants()
+    .map((r) => ({ cik: r.cik, key: nameKey(r.name).replace(/\s*&$/, "") }))
+    .filter((r) => r.key.replace(/[^A-Z]/g, "").length >= 4)
+    .map((r) => ({ cik: r.cik, re: new RegExp(`(^|[^A-Z0-9])${r.key.replace(/[&]/g, "\\&")}([^A-Z0-9]|$)`) }));
+  let n = 0;
+  for (const [i, raw] of json.entries()) {
+    const item = raw as FeedItem;
+    const title = String(item.title ?? "").trim();
+    if (!title) continue;
+    const ciks = new Set<string>();
+    for (const t of String(item.tickers ?? "")
+      .split(/[,\s]+/)
+      .filter(Boolean)) {
+      const cik = b.directory.byTicker.get(t.toUpperCase());
+      if (cik) ciks.add(b.company(cik, null));
+    }
+    const upper = title.toUpperCase();
+    for (const r of names) if (r.re.test(upper)) ciks.add(r.cik);
+    if (ciks.size === 0) continue;
+    const ref = String(item.guid ?? item.link ?? "").trim() || `${fileName}#${i}`;
+    const id = `news:${slug(ref).slice(0, 120)}`;
+    const when = Date.parse(String(item.pubDate ?? ""));
+    b.node("NewsArticle", id, {
+      id,
+      title,
+      published_at: Number.isFinite(when) ? new Date(when).toISOString() : null,
+    });
+    for (const cik of ciks) {
+      b.rel("MENTIONS", id, cik, {});
+      n++;
+    }
+  }
+  return n;
 }
