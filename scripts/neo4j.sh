@@ -36,7 +36,6 @@ ensure_jars() {
   rm -rf "$LIB"
   mvn -q -B -f scripts/neo4j/pom.xml -Dneo4j.version="$VERSION" \
     dependency:copy-dependencies -DoutputDirectory="$LIB" >&2
-  # The harness's test utilities are not needed to run a server.
   touch "$LIB/.complete"
 }
 
@@ -76,7 +75,8 @@ CONF
       >"$LOG" 2>&1 </dev/null &
     echo $! >"$PIDFILE"
   fi
-  engine_wait neo4j "$PIDFILE" "$LOG" 120 answers
+  # The server writes its own log under logs/; stdout ($LOG) has only start-up failures.
+  engine_wait neo4j "$PIDFILE" "$HOME_DIR/logs/neo4j.log" 120 answers
   cat >"$ROOT/neo4j.env" <<ENV
 export CAIRN_TEST_NEO4J_URL=bolt://neo4j:$PASSWORD@127.0.0.1:$PORT
 ENV
