@@ -4,12 +4,9 @@
  * adapters itself, so there is one place where adapters are wired.
  */
 import { openResearchStores } from "../adapters/financials/research.ts";
-import { LadybugGraph } from "../adapters/graph/index.ts";
 import { readLocalFeeds, SqlNewsStore } from "../adapters/news/index.ts";
-import type { Config } from "../config.ts";
 import type { NewsStore } from "../domain/news/ports.ts";
 import type { SqlClient } from "../domain/ports.ts";
-import type { NamespacePort } from "../domain/tenants/namespaces.ts";
 
 export { openControlPlane, openDocumentIndex, openFinancials, openTimeSeries } from "./engines.ts";
 
@@ -20,10 +17,8 @@ export function openNewsStore(sql: SqlClient): NewsStore {
   return new SqlNewsStore(sql);
 }
 
-/** The embedded graph, for giving a seeded tenant its namespace. */
-export function openGraph(config: Config): NamespacePort {
-  return new LadybugGraph({ dataDir: config.dataDir });
-}
+/** The configured graph (Ladybug or Neo4j), for a seeded tenant's namespace and the demo company graph. */
+export { openGraph } from "./graph.ts";
 
 /** News sample files in a folder (RSS/Atom, feed JSON, GDELT, Reddit, X), parsed. */
 export { readLocalFeeds };

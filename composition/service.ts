@@ -6,7 +6,6 @@ import type { WebSocketHandler } from "bun";
 import type { Logger } from "pino";
 import { type CollabRooms, NewsHub, RateLimiter, TenantDirectory, UsageRecorder } from "../actors/index.ts";
 import { SqlLakehouseCatalogStore } from "../adapters/controlplane/index.ts";
-import { LadybugGraph } from "../adapters/graph/index.ts";
 import { GatewayLakehouse } from "../adapters/lakehouse/index.ts";
 import { SqlNewsStore } from "../adapters/news/index.ts";
 import type { MemoryBus } from "../adapters/pubsub/index.ts";
@@ -14,6 +13,7 @@ import { loadKeyRing } from "../adapters/secrets/index.ts";
 import type { Config } from "../config.ts";
 import { AppError } from "../domain/errors.ts";
 import type { FinancialsStore, ResearchStores } from "../domain/financials/ports.ts";
+import { checkGraphFeature, graphKeyAt } from "../domain/foundry/graph/cypher.ts";
 import type { LakehouseCatalogStore, LakehousePort } from "../domain/lakehouse/ports.ts";
 import { NewsService } from "../domain/news/service.ts";
 import type { ControlPlaneStore, JobQueue } from "../domain/ports.ts";
@@ -50,6 +50,7 @@ import {
 } from "./engines.ts";
 import { openFinancialsService } from "./financials.ts";
 import { openFoundry } from "./foundry.ts";
+import { type GraphEngine, openGraph } from "./graph.ts";
 import { openTiering, startWorkers } from "./jobs.ts";
 import { openLakehouseService } from "./lakehouse.ts";
 import { openNewsPoller } from "./news.ts";
@@ -138,7 +139,7 @@ function openTenantEngines(config: Config, opts: ServiceOptions): ProvisioningEn
     ...(opts.sharedEngines ?? {
       documentIndex: openDocumentIndex(config),
       timeseries: openTimeSeries(config),
-      graph: new LadybugGraph({ dataDir: config.dataDir }),
+      graph: openGraph(config),
     }),
     lakehouse,
   };
@@ -216,8 +217,14 @@ function openAreas(config: Config, f: Foundation, engines: ProvisioningEngines, 
     store,
     queue,
     lakehouse: engines.lakehouse,
-    graph: null,
-    graphRules: {},
+    // Tests may share a graph that is only a NamespacePort; both real engines are GraphPorts too.
+    graph: "featureValues" in engines.graph ? (engines.graph as GraphEngine) : null,
+    graphRules: {
+      graphKey: graphKeyAt,
+      checkGraph: (f, loc) => {
+        checkGraphFeature(f, loc);
+      },
+    },
     realtime: { tables: tiering.realtimeTables, view: tiering.view, state: tiering.state },
     logger,
   });
