@@ -23,8 +23,8 @@ const FIXTURE = join(import.meta.dir, "../fixtures/graph");
 const REAL = existsSync(SHARED) ? SHARED : FIXTURE;
 const HAVE_SHARED = REAL === SHARED;
 
-const APPLE = "320193";
-const TESLA = "1318605";
+const APPLE = "0000320193";
+const TESLA = "0001318605";
 
 /** Apple's EX-21 subsidiaries counted without the loader's parser: table rows of two text cells. */
 function independentAppleSubsidiaries(): number {
@@ -62,37 +62,37 @@ const FEATURES: Record<string, { label: string; fragment: string; keys: string[]
   subsidiaries: {
     label: "Company",
     fragment: "OPTIONAL MATCH (s:Company)-[:SUBSIDIARY_OF]->(e) RETURN count(s)",
-    keys: [APPLE, "19617", "34088", TESLA, "16040", "no-such-company"],
+    keys: [APPLE, "0000019617", "0000034088", TESLA, "0000016040", "no-such-company"],
   },
   held: {
     label: "Company",
     fragment: "OPTIONAL MATCH (f:Fund)-[h:HOLDS]->(e) RETURN coalesce(sum(h.shares), 0)",
-    keys: [APPLE, "1018724", "1652044", TESLA, "no-such-company"],
+    keys: [APPLE, "0001018724", "0001652044", TESLA, "no-such-company"],
   },
   insiders: {
     label: "Company",
     fragment: "OPTIONAL MATCH (p:Person)-[r:INSIDER_OF]->(e) RETURN count(DISTINCT p) AS n",
-    keys: ["1640147", "933972", APPLE],
+    keys: ["0001640147", "0000933972", APPLE],
   },
   traded: {
     label: "Company",
     fragment: "OPTIONAL MATCH (p)-[t:TRADED]->(e) RETURN coalesce(sum(t.shares), 0)",
-    keys: ["1640147", "933972"],
+    keys: ["0001640147", "0000933972"],
   },
   board: {
     label: "Company",
     fragment: "OPTIONAL MATCH (e)<-[:DIRECTOR_OF]-(p:Person) RETURN count(p)",
-    keys: ["16040", APPLE],
+    keys: ["0000016040", APPLE],
   },
   sector: {
     label: "Company",
     fragment: "MATCH (e)-[:IN_SECTOR]->(s:Sector) RETURN s.name",
-    keys: [APPLE, TESLA, "16040"],
+    keys: [APPLE, TESLA, "0000016040"],
   },
   mentions: {
     label: "Company",
     fragment: "OPTIONAL MATCH (n:NewsArticle)-[:MENTIONS]->(e) RETURN count(n)",
-    keys: [APPLE, TESLA, "19617"],
+    keys: [APPLE, TESLA, "0000019617"],
   },
   latestNews: {
     label: "Company",
@@ -102,7 +102,7 @@ const FEATURES: Record<string, { label: string; fragment: string; keys: string[]
   fundPositions: {
     label: "Fund",
     fragment: "OPTIONAL MATCH (e)-[:HOLDS]->(c:Company) RETURN count(c)",
-    keys: ["1894188", "1994827"],
+    keys: ["0001894188", "0001994827"],
   },
 };
 
@@ -184,7 +184,7 @@ export function runGraphContract(
         expect(independent).toBe(19);
         expect(counts(real, "SUBSIDIARY_OF", APPLE)).toBe(independent);
         expect(subs.get(APPLE)).toBe(independent);
-        expect(subs.get("34088")).toBe(counts(real, "SUBSIDIARY_OF", "34088"));
+        expect(subs.get("0000034088")).toBe(counts(real, "SUBSIDIARY_OF", "0000034088"));
         expect(held.get(APPLE)).toBe(independentAppleShares());
         expect(held.get(APPLE)).toBeGreaterThan(0);
       }

@@ -5,7 +5,7 @@
  * (pipelines/foundry/graph/) produces batches of it. docs/graph.md describes it.
  *
  * Keys are strings. A Company's key is its SEC CIK in decimal without leading zeros
- * (`320193` for Apple); a company known only from a filing that gives no CIK gets a
+ * (`0000320193` for Apple: 10 digits, zero-padded, as in the financials and the sync tables); a company known only from a filing that gives no CIK gets a
  * synthetic stable key: `sub:<parent cik>:<slug of its name>` (an EX-21 subsidiary) or
  * `cusip:<cusip>` (a 13F issuer).
  */

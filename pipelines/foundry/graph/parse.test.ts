@@ -12,7 +12,8 @@ const HAVE_SHARED = existsSync(SHARED);
 
 describe("helpers", () => {
   test("keys and names", () => {
-    expect(normCik("0000320193")).toBe("320193");
+    expect(normCik("0000320193")).toBe("0000320193");
+    expect(normCik("0000320193")).toBe("0000320193");
     expect(normCik("abc")).toBeNull();
     expect(normCik("0000")).toBeNull();
     expect(slug("Apple Operations Mexico, S.A. de C.V.")).toBe("apple-operations-mexico-s-a-de-c-v");
@@ -33,18 +34,18 @@ describe("the repository's fixture graph", () => {
   });
 
   test("Tesla's EX-21.1 inside its SGML 10-K: two subsidiaries with jurisdictions, SIC sector and industry", () => {
-    const subs = batch.rels.filter((r) => r.type === "SUBSIDIARY_OF" && r.to === "1318605");
+    const subs = batch.rels.filter((r) => r.type === "SUBSIDIARY_OF" && r.to === "0001318605");
     expect(subs.map((r) => [r.from, r.props.jurisdiction]).sort()).toEqual([
-      ["sub:1318605:tesla-energy-operations-inc", "Delaware"],
-      ["sub:1318605:tesla-motors-netherlands-b-v", "Netherlands"],
+      ["sub:0001318605:tesla-energy-operations-inc", "Delaware"],
+      ["sub:0001318605:tesla-motors-netherlands-b-v", "Netherlands"],
     ]);
-    const tesla = batch.nodes.find((n) => n.label === "Company" && n.key === "1318605");
+    const tesla = batch.nodes.find((n) => n.label === "Company" && n.key === "0001318605");
     expect(tesla?.props).toMatchObject({
       name: "Tesla, Inc.",
       sector: "Manufacturing",
       industry: "Motor Vehicles & Passenger Car Bodies",
     });
-    expect(batch.rels).toContainEqual({ type: "IN_SECTOR", from: "1318605", to: "Manufacturing", props: {} });
+    expect(batch.rels).toContainEqual({ type: "IN_SECTOR", from: "0001318605", to: "Manufacturing", props: {} });
   });
 
   test("a Form 4: the reporting owner, their relationship and each transaction", () => {
@@ -52,7 +53,7 @@ describe("the repository's fixture graph", () => {
     const ownerCik = normCik(/<rptOwnerCik>([0-9]+)</.exec(xml)?.[1]) as string;
     const insider = batch.rels.find((r) => r.type === "INSIDER_OF");
     expect(insider?.from).toBe(ownerCik);
-    expect(insider?.to).toBe("933972");
+    expect(insider?.to).toBe("0000933972");
     expect(insider?.props.is_director).toBe(/<isDirector>(1|true)</.test(xml));
     const traded = batch.rels.filter((r) => r.type === "TRADED");
     expect(traded).toHaveLength((xml.match(/<nonDerivativeTransaction>/g) ?? []).length);
@@ -61,7 +62,7 @@ describe("the repository's fixture graph", () => {
       code: /<transactionCode>([^<]+)</.exec(xml)?.[1],
       shares: Number(/<transactionShares>\s*<value>([^<]+)</.exec(xml)?.[1]),
     });
-    const company = batch.nodes.find((n) => n.key === "933972");
+    const company = batch.nodes.find((n) => n.key === "0000933972");
     expect(company?.props.ticker).toBe("SCWO");
   });
 
@@ -97,18 +98,18 @@ describe.skipIf(!HAVE_SHARED)("the shared real filings", () => {
   test("13F filings: the filer, the period and one HOLDS per issuer; a bare table gets a stable filer key", () => {
     const { batch } = parseCompanyGraph(SHARED);
     validateBatch(batch);
-    const lts = batch.rels.filter((r) => r.type === "HOLDS" && r.from === "1894188");
+    const lts = batch.rels.filter((r) => r.type === "HOLDS" && r.from === "0001894188");
     expect(lts.length).toBeGreaterThan(0);
     expect(new Set(lts.map((r) => r.props.period))).toEqual(new Set(["2023-09-30"]));
-    const acorn = batch.rels.filter((r) => r.type === "HOLDS" && r.from === "1994827");
+    const acorn = batch.rels.filter((r) => r.type === "HOLDS" && r.from === "0001994827");
     expect(new Set(acorn.map((r) => r.props.period))).toEqual(new Set(["2024-12-31"]));
     const bare = batch.nodes.find((n) => n.label === "Fund" && n.key.startsWith("13f:"));
     expect(bare?.key).toBe("13f:13f-hr-infotable-255-holdings");
     // Issuers without a known CIK are keyed by CUSIP.
     expect(batch.nodes.some((n) => n.label === "Company" && /^cusip:[0-9A-Z]{9}$/.test(n.key))).toBe(true);
     // Apple is matched by name to its CIK, so its holdings meet its subsidiaries.
-    expect(batch.rels.some((r) => r.type === "HOLDS" && r.to === "320193")).toBe(true);
+    expect(batch.rels.some((r) => r.type === "HOLDS" && r.to === "0000320193")).toBe(true);
     // News items link to companies by ticker and by name.
-    expect(batch.rels.filter((r) => r.type === "MENTIONS" && r.to === "320193").length).toBeGreaterThan(0);
+    expect(batch.rels.filter((r) => r.type === "MENTIONS" && r.to === "0000320193").length).toBeGreaterThan(0);
   });
 });

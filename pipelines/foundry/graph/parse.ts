@@ -28,12 +28,11 @@ import type {
 } from "../../../domain/foundry/graph/model.ts";
 import { GRAPH_RELS } from "../../../domain/foundry/graph/model.ts";
 
-/** Decimal CIK without leading zeros ("0000320193" -> "320193"); null when not a CIK. */
+/** A CIK as the house writes it everywhere (financials, sync tables): 10 digits, zero-padded ("320193" -> "0000320193"); null when not a CIK. */
 export function normCik(s: unknown): string | null {
   const t = String(s ?? "").trim();
-  if (!/^[0-9]{1,10}$/.test(t)) return null;
-  const n = t.replace(/^0+/, "");
-  return n === "" ? null : n;
+  if (!/^[0-9]{1,10}$/.test(t) || /^0+$/.test(t)) return null;
+  return t.padStart(10, "0");
 }
 
 export function slug(s: string): string {
