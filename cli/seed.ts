@@ -1,5 +1,7 @@
-/** `seed`: the demo tenant and users (idempotent), with the engine namespaces provisioning makes. */
+/** `seed`: the demo tenant and users (idempotent), with the engine namespaces provisioning makes and the company graph. */
+import { join } from "node:path";
 import { openDocumentIndex, openGraph, openTimeSeries } from "../composition/cli.ts";
+import { companyGraphDir, loadCompanyGraph } from "../pipelines/foundry/graph/load.ts";
 import type { Command } from "./context.ts";
 import { printJson } from "./context.ts";
 import { seedDemo } from "./demo-seed.ts";
@@ -15,6 +17,14 @@ export const seed: Command = async ({ config, store }) => {
     } finally {
       await engine.close();
     }
+  }
+  // The company graph from real filings (../shared/data/graph, else the repository's fixture
+  // copy), so graph features and graph questions work right after the run command. Idempotent.
+  const graph = openGraph(config);
+  try {
+    await loadCompanyGraph(graph, ref, companyGraphDir(join(import.meta.dir, "..")));
+  } finally {
+    await graph.close();
   }
   printJson(demo);
 };
