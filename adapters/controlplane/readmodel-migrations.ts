@@ -12,6 +12,8 @@ import {
 } from "../../domain/foundry/readmodels/catalogue.ts";
 import type { Migration, SqlDialect } from "../../domain/ports.ts";
 
+// Dates and instants are ISO text in both dialects: one rendering, lexical order is time
+// order, and the lakehouse sync sees the same (string) type on either.
 const TYPES: Record<SqlDialect, Record<ReadModelType, string>> = {
   sqlite: {
     text: "TEXT",
@@ -19,10 +21,9 @@ const TYPES: Record<SqlDialect, Record<ReadModelType, string>> = {
     bigint: "INTEGER",
     double: "REAL",
     boolean: "BOOLEAN",
-    date: "DATE",
-    timestamp: "TIMESTAMP",
+    date: "TEXT",
+    timestamp: "TEXT",
   },
-  // Dates and instants are ISO text in both dialects (one rendering, lexical = time order).
   postgres: {
     text: "TEXT",
     integer: "INTEGER",

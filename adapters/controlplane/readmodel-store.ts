@@ -36,7 +36,7 @@ export class SqlReadModelStore implements ReadModelStore {
   }
 
   async select(t: TenantRef, q: ReadModelSelect): Promise<ReadModelResult> {
-    const c = compileSelect(t.tenantId, q);
+    const c = compileSelect(t.tenantId, q, this.sql.dialect);
     const raw = await this.sql.all<Record<string, unknown>>(c.sql, c.params as SqlParam[]);
     const types = new Map(c.table.columns.map((col) => [col.name, col.type]));
     return {

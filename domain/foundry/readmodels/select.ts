@@ -33,7 +33,11 @@ const scalar = (v: unknown): v is ReadModelValue =>
   v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
 
 /** The compiled query, or a validation error naming every problem. */
-export function compileSelect(tenantId: string, q: ReadModelSelect): CompiledSelect {
+export function compileSelect(
+  tenantId: string,
+  q: ReadModelSelect,
+  dialect: "sqlite" | "postgres" = "postgres",
+): CompiledSelect {
   if (!(READ_MODEL_SCHEMAS as readonly string[]).includes(q.schema)) {
     throw AppError.validation([issue(["schema"], `schema must be one of ${READ_MODEL_SCHEMAS.join(", ")}`, q.schema)]);
   }
@@ -104,8 +108,13 @@ export function compileSelect(tenantId: string, q: ReadModelSelect): CompiledSel
   }
   if (problems.length > 0) throw AppError.validation(problems);
 
+  // bun:sqlite reads integers past 2^53 as lossy numbers; as text they stay exact.
+  const bigints = new Set(table.columns.filter((c) => c.type === "bigint").map((c) => c.name));
+  const selected = columns.map((c) =>
+    dialect === "sqlite" && bigints.has(c) ? `CAST(${quote(c)} AS TEXT) AS ${quote(c)}` : quote(c),
+  );
   const sql =
-    `SELECT ${columns.map(quote).join(", ")} FROM ${table.schema}.${quote(table.table)}` +
+    `SELECT ${selected.join(", ")} FROM ${table.schema}.${quote(table.table)}` +
     (where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "") +
     (order.length > 0 ? ` ORDER BY ${order.join(", ")}` : "") +
     " LIMIT ?";
