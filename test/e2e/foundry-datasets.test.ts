@@ -11,9 +11,12 @@ import { join } from "node:path";
 import { FoundryLabClient } from "../../adapters/lakehouse/foundry-client.ts";
 import { GatewayLakehouse } from "../../adapters/lakehouse/gateway-client.ts";
 import { realtimeEngine } from "../../composition/engines.ts";
+import { checkReadQuery } from "../../domain/foundry/graph/cypher.ts";
+import type { GraphPort } from "../../domain/foundry/graph/ports.ts";
 import type { LakehousePort } from "../../domain/lakehouse/ports.ts";
 import { lakehouseNamespace, type TenantRef } from "../../domain/tenants/namespaces.ts";
 import { makeBuildHandler } from "../../pipelines/foundry/build/job.ts";
+import { loadCompanyGraph } from "../../pipelines/foundry/graph/load.ts";
 import { ingestMarketDirectory, parseMarketCsv } from "../../pipelines/rtdb/market-ingest.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { type GatewayHandle, startGateway } from "../lakehouse.ts";
@@ -22,6 +25,7 @@ import { waitFor } from "../wait.ts";
 
 const secDir = sharedData("sec", "foundry datasets");
 const dailyDir = sharedData("market/daily", "foundry datasets");
+const graphDir = sharedData("graph", "foundry datasets");
 let gateway: GatewayHandle | undefined;
 let svc: TestService;
 let a: TenantRef;
@@ -87,11 +91,18 @@ const SPEC = {
     { column: "c.ticker", op: "in", value: TICKERS.join(",") },
     { column: "p.month", op: ">=", value: "2005-01-01" },
   ],
+  graph_features: [
+    {
+      label: "Company",
+      cypher_fragment: "OPTIONAL MATCH (s:Company)-[:SUBSIDIARY_OF]->(e) RETURN count(s)",
+      output_column: "subsidiaries",
+    },
+  ],
   realtime_cols: [{ realtime_table: "market_bars_daily", column: "close", agg: "avg", window: "3660d" }],
 };
 
 beforeAll(async () => {
-  if (!secDir || !dailyDir) return;
+  if (!secDir || !dailyDir || !graphDir) return;
   gateway = await startGateway();
   if (!gateway) return;
   svc = await startTestService({ CAIRN_LAKEHOUSE_URL: gateway.url });
@@ -118,6 +129,8 @@ beforeAll(async () => {
     rows: monthlyPrices(),
   });
   await svc.service.engines.timeseries.ensureNamespace(a);
+  await svc.service.engines.graph.ensureNamespace(a);
+  await loadCompanyGraph(svc.service.engines.graph as unknown as GraphPort, a, graphDir as string);
   const rt = realtimeEngine(svc.service.engines.timeseries);
   if (!rt) throw new Error("the embedded time-series engine should have real-time tables");
   await ingestMarketDirectory(rt, a, dailyDir);
@@ -128,6 +141,17 @@ afterAll(async () => {
   await svc?.close();
   await gateway?.stop();
 });
+
+/** Subsidiaries per CIK as the graph answers a read query (another path than the build's feature query). */
+async function subsidiaries(ciks: string[]): Promise<Map<string, number>> {
+  const graph = svc.service.engines.graph as unknown as GraphPort;
+  const q = checkReadQuery("MATCH (s:Company)-[:SUBSIDIARY_OF]->(p:Company) WHERE p.cik = $cik RETURN count(s) AS n", [
+    "test",
+  ]);
+  const out = new Map<string, number>();
+  for (const cik of ciks) out.set(cik, Number((await graph.read(a, q, { cik }, 10)).rows[0]?.[0] ?? 0));
+  return out;
+}
 
 /** What the dataset must contain, computed from the CSV files without the service. */
 function expectedRows() {
@@ -152,14 +176,14 @@ function expectedRows() {
     // LEFT JOIN then WHERE p.month >= ...: companies without monthly prices drop out (NULL >= date is not true).
     for (const [sym, month, price] of prices) {
       if (sym === t && month >= "2005-01-01") {
-        rows.push({ cik: co.cik, ticker: t, name: co.name, month, price, avg_close_3660d: avg(t) });
+        rows.push({ cik: co.cik, ticker: t, name: co.name, month, price, subsidiaries: 0, avg_close_3660d: avg(t) });
       }
     }
   }
   return rows;
 }
 
-describe.skipIf(!secDir || !dailyDir)("foundry datasets (embedded: DuckDB over PyIceberg)", () => {
+describe.skipIf(!secDir || !dailyDir || !graphDir)("foundry datasets (embedded: DuckDB over PyIceberg)", () => {
   let id = "";
 
   test("create: draft with foundry_<name>, nothing executed; duplicate name is 409", async () => {
@@ -204,14 +228,19 @@ describe.skipIf(!secDir || !dailyDir)("foundry datasets (embedded: DuckDB over P
 
     const all = await (svc.service.engines.lakehouse as LakehousePort).sql(
       ns,
-      "SELECT cik, ticker, name, CAST(month AS VARCHAR) AS month, price, avg_close_3660d FROM foundry_company_prices_2005 ORDER BY ticker, month",
+      "SELECT cik, ticker, name, CAST(month AS VARCHAR) AS month, price, subsidiaries, avg_close_3660d FROM foundry_company_prices_2005 ORDER BY ticker, month",
     );
     const got = all.rows.map((r) => Object.fromEntries(all.columns.map((c, i) => [c.name, r[i]])));
-    const want = expected.sort((x, y) => `${x.ticker}${x.month}`.localeCompare(`${y.ticker}${y.month}`));
+    const subs = await subsidiaries([...new Set(expected.map((r) => r.cik as string))]);
+    expect(subs.get("0000320193")).toBeGreaterThan(0); // Apple's EX-21
+    const want: Record<string, unknown>[] = expected
+      .map((r): Record<string, unknown> => ({ ...r, subsidiaries: subs.get(r.cik as string) ?? 0 }))
+      .sort((x, y) => `${x.ticker}${x.month}`.localeCompare(`${y.ticker}${y.month}`));
     expect(got.length).toBe(want.length);
     for (const [i, w] of want.entries()) {
       const g = got[i] as Record<string, unknown>;
-      expect({ ...g, avg_close_3660d: null }).toEqual({ ...w, avg_close_3660d: null });
+      const plain: Record<string, unknown> = { ...g, subsidiaries: Number(g.subsidiaries ?? 0), avg_close_3660d: null };
+      expect(plain).toEqual({ ...w, avg_close_3660d: null });
       if (w.avg_close_3660d === null) expect(g.avg_close_3660d).toBeNull();
       else expect(g.avg_close_3660d as number).toBeCloseTo(w.avg_close_3660d as number, 6);
     }
@@ -221,7 +250,15 @@ describe.skipIf(!secDir || !dailyDir)("foundry datasets (embedded: DuckDB over P
     const res = await get(`/v1/foundry/datasets/${id}/preview`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { columns: { name: string; type: string }[]; rows: Record<string, unknown>[] };
-    expect(body.columns.map((c) => c.name)).toEqual(["cik", "ticker", "name", "month", "price", "avg_close_3660d"]);
+    expect(body.columns.map((c) => c.name)).toEqual([
+      "cik",
+      "ticker",
+      "name",
+      "month",
+      "price",
+      "subsidiaries",
+      "avg_close_3660d",
+    ]);
     expect(body.columns.find((c) => c.name === "month")?.type).toBe("date");
     expect(body.columns.find((c) => c.name === "price")?.type).toBe("double");
     expect(body.rows.length).toBe(Math.min(100, expectedRows().length));
@@ -241,7 +278,7 @@ describe.skipIf(!secDir || !dailyDir)("foundry datasets (embedded: DuckDB over P
           { table: "companies", alias: "c" },
           { table: "prices_monthly", alias: "p" },
         ],
-        graph_features: [],
+        graph_features: SPEC.graph_features,
         realtime_cols: SPEC.realtime_cols,
       },
       transforms: { filters: SPEC.filters, joins: SPEC.joins },
@@ -354,46 +391,49 @@ describe.skipIf(!secDir || !dailyDir)("foundry datasets (embedded: DuckDB over P
   });
 });
 
-describe.skipIf(!secDir || !dailyDir)("foundry datasets: the same spec on Spark gives the same rows", () => {
-  test("the build job on the Spark gateway (same catalog) writes exactly the DuckDB build's rows", async () => {
-    const spark = await startGateway({ engine: "spark", dir: (gateway as GatewayHandle).dir });
-    if (!spark) return;
-    try {
-      const res = await post("/v1/foundry/datasets", { ...SPEC, name: "Company prices on spark" });
-      expect(res.status).toBe(200);
-      const { id: sid, output_table } = (await res.json()) as { id: string; output_table: string };
-      const deps = svc.service.foundryBuild;
-      const buildId = crypto.randomUUID();
-      await deps.datasets.updateDataset(a.tenantId, sid, { status: "building", build_id: buildId });
-      const lab = new FoundryLabClient(new GatewayLakehouse({ url: spark.url }), {
-        url: spark.url,
-        buildTimeoutMs: 300_000,
-      });
-      const run = makeBuildHandler({ ...deps, lab });
-      const data = { tenant_id: a.tenantId, slug: a.slug, dataset_id: sid, build_id: buildId };
-      const result = await run({ id: buildId, name: "build", data, attempt: 1, progress: async () => {} });
-      expect(result).toMatchObject({ engine: "spark" });
-      const built = (await list()).find((d) => d.id === sid) as Record<string, unknown>;
-      expect(built.status).toBe("ready");
-      const lake = svc.service.engines.lakehouse as LakehousePort;
-      const ns = lakehouseNamespace(a.slug);
-      const rows = async (table: string) =>
-        (
-          await lake.sql(
-            ns,
-            `SELECT cik, ticker, name, CAST(month AS VARCHAR) AS month, price, avg_close_3660d FROM ${table} ORDER BY ticker, month`,
-          )
-        ).rows;
-      const onSpark = await rows(output_table);
-      expect(onSpark.length).toBe(built.row_count as number);
-      expect(onSpark.length).toBeGreaterThan(50);
-      expect(onSpark).toEqual(await rows("foundry_company_prices_2005"));
-      const schema = await lake.tableSchema(ns, output_table);
-      expect(schema.map((c) => [c.name, c.type])).toEqual(
-        (await lake.tableSchema(ns, "foundry_company_prices_2005")).map((c) => [c.name, c.type]),
-      );
-    } finally {
-      await spark.stop();
-    }
-  }, 240_000);
-});
+describe.skipIf(!secDir || !dailyDir || !graphDir)(
+  "foundry datasets: the same spec on Spark gives the same rows",
+  () => {
+    test("the build job on the Spark gateway (same catalog) writes exactly the DuckDB build's rows", async () => {
+      const spark = await startGateway({ engine: "spark", dir: (gateway as GatewayHandle).dir });
+      if (!spark) return;
+      try {
+        const res = await post("/v1/foundry/datasets", { ...SPEC, name: "Company prices on spark" });
+        expect(res.status).toBe(200);
+        const { id: sid, output_table } = (await res.json()) as { id: string; output_table: string };
+        const deps = svc.service.foundryBuild;
+        const buildId = crypto.randomUUID();
+        await deps.datasets.updateDataset(a.tenantId, sid, { status: "building", build_id: buildId });
+        const lab = new FoundryLabClient(new GatewayLakehouse({ url: spark.url }), {
+          url: spark.url,
+          buildTimeoutMs: 300_000,
+        });
+        const run = makeBuildHandler({ ...deps, lab });
+        const data = { tenant_id: a.tenantId, slug: a.slug, dataset_id: sid, build_id: buildId };
+        const result = await run({ id: buildId, name: "build", data, attempt: 1, progress: async () => {} });
+        expect(result).toMatchObject({ engine: "spark" });
+        const built = (await list()).find((d) => d.id === sid) as Record<string, unknown>;
+        expect(built.status).toBe("ready");
+        const lake = svc.service.engines.lakehouse as LakehousePort;
+        const ns = lakehouseNamespace(a.slug);
+        const rows = async (table: string) =>
+          (
+            await lake.sql(
+              ns,
+              `SELECT cik, ticker, name, CAST(month AS VARCHAR) AS month, price, subsidiaries, avg_close_3660d FROM ${table} ORDER BY ticker, month`,
+            )
+          ).rows;
+        const onSpark = await rows(output_table);
+        expect(onSpark.length).toBe(built.row_count as number);
+        expect(onSpark.length).toBeGreaterThan(50);
+        expect(onSpark).toEqual(await rows("foundry_company_prices_2005"));
+        const schema = await lake.tableSchema(ns, output_table);
+        expect(schema.map((c) => [c.name, c.type])).toEqual(
+          (await lake.tableSchema(ns, "foundry_company_prices_2005")).map((c) => [c.name, c.type]),
+        );
+      } finally {
+        await spark.stop();
+      }
+    }, 240_000);
+  },
+);
