@@ -10,6 +10,7 @@ import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { SqlReadModelStore } from "../adapters/controlplane/readmodel-store.ts";
 import { SqliteDocumentIndex } from "../adapters/docindex/sqlite.ts";
+import { AppError } from "../domain/errors.ts";
 import type { FinancialsStore } from "../domain/financials/ports.ts";
 import {
   type ChunkRecord,
@@ -25,6 +26,7 @@ import {
 import { FoundryReadModels } from "../domain/foundry/readmodels/service.ts";
 import type { JobWorker, SqlClient } from "../domain/ports.ts";
 import type { RealtimeTablesPort, RealtimeTieringView } from "../domain/rtdb/ports.ts";
+import type { RtdbService } from "../domain/rtdb/service.ts";
 import type { TenantRef } from "../domain/tenants/namespaces.ts";
 import { makeRefreshHandler, type RefreshDeps } from "../pipelines/foundry/readmodels/refresh.ts";
 import type { FoundryWiring } from "./foundry.ts";
@@ -50,7 +52,7 @@ export function openFoundryReadModels(d: FoundryWiring & ReadModelWiring): {
       sql: d.store.sql,
       financials: d.financials ?? null,
       documentIndex: d.documentIndex ?? null,
-      realtime: d.realtime,
+      realtime: d.realtime ? realtimeFromTiering(d.realtime) : null,
     }),
     writer: store,
     cikOfTicker: () => cikOfTicker(d.store.sql),
@@ -65,13 +67,13 @@ export function readModelSources(d: {
   sql: SqlClient;
   financials: FinancialsStore | null;
   documentIndex: unknown;
-  realtime: { tables: RealtimeTablesPort; view: RealtimeTieringView } | null;
+  realtime: RealtimeSource | null;
 }): ReadModelSources {
   return {
     financials: d.financials ? financialsSource(d.financials) : null,
     documents: d.documentIndex instanceof SqliteDocumentIndex ? sqliteDocuments(d.documentIndex) : null,
     editor: editorDocuments(d.sql),
-    realtime: d.realtime ? realtimeSource(d.realtime) : null,
+    realtime: d.realtime,
   };
 }
 
@@ -141,10 +143,27 @@ function editorDocuments(sql: SqlClient): EditorDocumentsSource {
   };
 }
 
-function realtimeSource(r: { tables: RealtimeTablesPort; view: RealtimeTieringView }): RealtimeSource {
+/** The tenant's real-time tables through the engine port and the tiering view (hot and tiered rows). */
+export function realtimeFromTiering(r: { tables: RealtimeTablesPort; view: RealtimeTieringView }): RealtimeSource {
   return {
     has: async (t, table) => (await r.tables.ready(t)) && (await r.tables.get(t, table)) !== null,
     read: (t, table, range, limit) => r.view.read(t, table, range, limit),
+  };
+}
+
+/** The same through the rtdb service (what a running Service exposes as deps.rtdb). */
+export function realtimeFromRtdb(rtdb: Pick<RtdbService, "tableSpec" | "read">): RealtimeSource {
+  return {
+    has: async (t, table) => {
+      try {
+        await rtdb.tableSpec(t, table);
+        return true;
+      } catch (err) {
+        if (err instanceof AppError && (err.code === "not_found" || err.code === "unavailable")) return false;
+        throw err;
+      }
+    },
+    read: (t, table, range, limit) => rtdb.read(t, table, range, limit),
   };
 }
 
