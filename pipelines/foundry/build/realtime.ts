@@ -41,7 +41,7 @@ export class RealtimeFeatures implements RealtimeFeaturePort {
     if (q.agg !== "count" && q.agg !== "last" && !NUMERIC_TYPES.has(col.type.toUpperCase())) {
       throw new AppError("bad_request", `${q.agg} needs a numeric column; '${col.name}' is ${col.type}`);
     }
-    const newest = await this.newest(t, spec.name);
+    const newest = await this.newest(t, spec.name, spec.designated);
     const out = new Map<string, number | null>(keys.map((k) => [k, null]));
     if (newest === null) return out;
     const range = { from: new Date(newest - q.windowMs + 1).toISOString(), to: new Date(newest + 1).toISOString() };
@@ -69,16 +69,33 @@ export class RealtimeFeatures implements RealtimeFeaturePort {
     return out;
   }
 
-  /** Epoch ms of the table's newest row, hot or tiered; null when it has none. */
-  private async newest(t: TenantRef, table: string): Promise<number | null> {
-    let newest: number | null = null;
-    const bump = (iso: string) => {
-      const ms = Date.parse(iso);
-      if (Number.isFinite(ms) && (newest === null || ms > newest)) newest = ms;
+  /**
+   * Epoch ms of the table's newest row, hot or tiered; null when it has none. Partitions and
+   * tiered parts give ranges (on QuestDB a partition's end, not its last row), so the newest
+   * one's rows are read and the last timestamp taken; a partition too large to read is
+   * anchored at its end.
+   */
+  private async newest(t: TenantRef, table: string, designated: string): Promise<number | null> {
+    let best: { from: string; to: string; rows: number } | null = null;
+    const consider = (p: { from: string; to: string; rows: number }) => {
+      if (Number.isFinite(Date.parse(p.to)) && (best === null || Date.parse(p.to) > Date.parse(best.to))) best = p;
     };
-    for (const p of await this.deps.tables.partitions(t, table)) bump(p.to);
-    for (const p of await this.deps.state.parts(t.tenantId, table)) if (p.state !== "pending") bump(p.to);
-    return newest;
+    for (const p of await this.deps.tables.partitions(t, table)) consider(p);
+    for (const p of await this.deps.state.parts(t.tenantId, table)) if (p.state !== "pending") consider(p);
+    const found = best as { from: string; to: string; rows: number } | null;
+    if (found === null) return null;
+    const end = Date.parse(found.to);
+    if (found.rows > MAX_WINDOW_ROWS) return end;
+    const from = Date.parse(found.from);
+    const range = {
+      from: new Date(Number.isFinite(from) && from < end ? from : end - 1).toISOString(),
+      to: new Date(end + 1).toISOString(),
+    };
+    const read = await this.deps.view.read(t, table, range, Math.max(1, found.rows) + 1);
+    const ts = read.columns.indexOf(designated);
+    const last = read.rows.at(-1)?.[ts];
+    const ms = typeof last === "string" ? Date.parse(last) : Number.NaN;
+    return Number.isFinite(ms) ? ms : end;
   }
 }
 
@@ -92,9 +109,9 @@ export function aggregateValues(agg: string, values: number[]): number | null {
     case "avg":
       return values.reduce((a, b) => a + b, 0) / values.length;
     case "min":
-      return values.reduce((a, b) => (b < a ? b : a));
+      return values.reduce((a, b) => Math.min(b, a));
     case "max":
-      return values.reduce((a, b) => (b > a ? b : a));
+      return values.reduce((a, b) => Math.max(b, a));
     case "last":
       return values[values.length - 1] ?? null;
     case "stddev": {
