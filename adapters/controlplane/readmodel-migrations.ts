@@ -64,6 +64,10 @@ const ddl = (d: SqlDialect) =>
     // lh:002 creates the schemas on Postgres; repeated here so this list stands on its own.
     ...(d === "postgres" ? READ_MODEL_SCHEMAS.map((s) => `CREATE SCHEMA IF NOT EXISTS ${s};`) : []),
     ...READ_MODEL_TABLES.map((t) => tableDdl(t, d)),
+    // One name per portfolio in a tenant (the store checks first; this holds under races).
+    d === "sqlite"
+      ? "CREATE UNIQUE INDEX pm.portfolios_name ON portfolios(tenant_id, name);"
+      : "CREATE UNIQUE INDEX portfolios_name ON pm.portfolios(tenant_id, name);",
     refreshLog,
   ].join("\n");
 

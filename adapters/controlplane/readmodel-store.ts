@@ -108,6 +108,25 @@ export class SqlReadModelStore implements ReadModelStore {
   // -- pm.* ------------------------------------------------------------------------
 
   async createPortfolio(p: NewPortfolio): Promise<Portfolio> {
+    try {
+      await this.insertPortfolio(p);
+    } catch (err) {
+      // A concurrent create of the same name loses on the unique index: the same conflict.
+      if (!(err instanceof AppError) && (await this.nameTaken(p.tenantId, p.name))) {
+        throw new AppError("conflict", "A portfolio of that name exists");
+      }
+      throw err;
+    }
+    return (await this.getPortfolio(p.tenantId, p.id)) as Portfolio;
+  }
+
+  private async nameTaken(tenantId: string, name: string): Promise<boolean> {
+    return Boolean(
+      await this.sql.get("SELECT 1 AS x FROM pm.portfolios WHERE tenant_id = ? AND name = ?", [tenantId, name]),
+    );
+  }
+
+  private async insertPortfolio(p: NewPortfolio): Promise<void> {
     await this.sql.transaction(async (tx) => {
       const dup = await tx.get("SELECT 1 AS x FROM pm.portfolios WHERE tenant_id = ? AND name = ?", [
         p.tenantId,
@@ -121,7 +140,6 @@ export class SqlReadModelStore implements ReadModelStore {
       );
       await insertHoldings(tx, p.tenantId, p.id, p.holdings);
     });
-    return (await this.getPortfolio(p.tenantId, p.id)) as Portfolio;
   }
 
   async getPortfolio(tenantId: string, id: string): Promise<Portfolio | null> {
