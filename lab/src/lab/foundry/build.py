@@ -63,7 +63,11 @@ class BuildResult:
 
 
 def _relation_name(name: object) -> str:
-    if not isinstance(name, str) or not name.startswith(("__graph_", "__rt_")) or not name[2:].replace("_", "").isalnum():
+    if (
+        not isinstance(name, str)
+        or not name.startswith(("__graph_", "__rt_"))
+        or not name[2:].replace("_", "").isalnum()
+    ):
         raise LakehouseError("bad_request", "relation names must be __graph_<n> or __rt_<n>")
     return name
 
@@ -81,14 +85,20 @@ def parse_build(body: object) -> BuildRequest:
         raise LakehouseError("bad_request", "tables must list the namespace tables the build reads")
     relations: list[Relation] = []
     for rel in b.get("relations") or []:
-        if not isinstance(rel, dict) or not isinstance(rel.get("columns"), list) or not isinstance(rel.get("rows"), list):
+        if (
+            not isinstance(rel, dict)
+            or not isinstance(rel.get("columns"), list)
+            or not isinstance(rel.get("rows"), list)
+        ):
             raise LakehouseError("bad_request", "each relation needs name, columns and rows")
         cols = [Column(str(c["name"]), str(c["type"]), bool(c.get("nullable", True))) for c in rel["columns"]]
         for c in cols:
             parse_type(c.type)
         relations.append(Relation(_relation_name(rel.get("name")), cols, rel["rows"]))
     props = b.get("snapshot_properties") or {}
-    if not isinstance(props, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in props.items()):
+    if not isinstance(props, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in props.items()
+    ):
         raise LakehouseError("bad_request", "snapshot_properties must map strings to strings")
     return BuildRequest(
         namespace=check_name("namespace", b.get("namespace")),
@@ -153,16 +163,16 @@ def _iceberg_safe(data: pa.Table) -> pa.Table:
             t = pa.float64()
         elif pa.types.is_timestamp(t) and t.unit == "ns":
             t = pa.timestamp("us", tz=t.tz)
-        elif pa.types.is_large_string(t):
-            t = pa.string()
-        elif pa.types.is_null(t):
+        elif pa.types.is_large_string(t) or pa.types.is_null(t):
             t = pa.string()
         fields.append(pa.field(f.name, t, nullable=True))
     return data.cast(pa.schema(fields))
 
 
-def replace_table(catalog: Catalog, ident: tuple[str, str], data: pa.Table, props: dict[str, str]) -> int | None:
-    """Replaces the table's schema and rows in one commit (creates it when absent); returns the snapshot id."""
+def replace_table(
+    catalog: Catalog, ident: tuple[str, str], data: pa.Table, props: dict[str, str]
+) -> int | None:
+    """Replaces the table's schema and rows in one commit (creates it when absent); the snapshot id."""
     data = _iceberg_safe(data)
     schema = visit_pyarrow(data.schema, _ConvertToIcebergWithoutIDs())
     try:

@@ -28,7 +28,8 @@ def arrow_ipc(data: pa.Table, columns_json: str) -> bytes:
     """The table as one IPC stream; Iceberg column types ride along in the schema metadata."""
     # Decimals travel as text: JavaScript has no decimal type, and text is lossless.
     fields = [
-        pa.field(f.name, pa.string(), nullable=True) if pa.types.is_decimal(f.type) else f for f in data.schema
+        pa.field(f.name, pa.string(), nullable=True) if pa.types.is_decimal(f.type) else f
+        for f in data.schema
     ]
     data = data.cast(pa.schema(fields, metadata={COLUMNS_METADATA: columns_json.encode()}))
     sink = pa.BufferOutputStream()
@@ -50,7 +51,12 @@ def foundry_routes(lakehouse: Lakehouse, engine: QueryEngine) -> list[Route]:
         result = await run_in_threadpool(builder.build, req)
         log.info(
             "dataset built",
-            extra={"namespace": req.namespace, "table": req.output_table, "rows": result.rows, "engine": result.engine},
+            extra={
+                "namespace": req.namespace,
+                "table": req.output_table,
+                "rows": result.rows,
+                "engine": result.engine,
+            },
         )
         return JSONResponse({"rows": result.rows, "snapshot_id": result.snapshot_id, "engine": result.engine})
 
