@@ -12,6 +12,7 @@ import {
   sourceSchemaAttachments,
   TIERING_MIGRATIONS,
 } from "../adapters/controlplane/index.ts";
+import { READMODEL_MIGRATIONS } from "../adapters/controlplane/readmodel-migrations.ts";
 import { MemoryCounterStore, RedisCounterStore } from "../adapters/counters/index.ts";
 import { OpenSearchDocumentIndex, SqliteDocumentIndex } from "../adapters/docindex/index.ts";
 import { EDITOR_MIGRATIONS } from "../adapters/editor/index.ts";
@@ -63,6 +64,7 @@ export async function openControlPlane(config: Config): Promise<ControlPlaneStor
     ...TIERING_MIGRATIONS,
     ...BARRIER_MIGRATIONS,
     ...FOUNDRY_MIGRATIONS,
+    ...READMODEL_MIGRATIONS,
   ]);
   return store;
 }

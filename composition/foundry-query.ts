@@ -7,7 +7,7 @@
  */
 import { OpenAiChatModel } from "../adapters/llm/index.ts";
 import { FoundryQuery } from "../domain/foundry/query/service.ts";
-import type { FoundryWiring } from "./foundry.ts";
+import type { FoundryWiring } from "./foundry-wiring.ts";
 
 export function openFoundryQuery(d: FoundryWiring & { readModels: unknown }): FoundryQuery {
   return new FoundryQuery({

@@ -29,7 +29,7 @@ import type { RealtimeTablesPort, RealtimeTieringView } from "../domain/rtdb/por
 import type { RtdbService } from "../domain/rtdb/service.ts";
 import type { TenantRef } from "../domain/tenants/namespaces.ts";
 import { makeRefreshHandler, type RefreshDeps } from "../pipelines/foundry/readmodels/refresh.ts";
-import type { FoundryWiring } from "./foundry.ts";
+import type { FoundryWiring } from "./foundry-wiring.ts";
 
 /** Reads return every stored row of one company (the per-company row counts are small). */
 const ALL = { limit: 1_000_000 };

@@ -2,33 +2,19 @@
  * The Foundry area: its service (domain/foundry/service.ts) over the control plane, the
  * lab's gateway and the job queue, and the dataset build worker (pipelines/foundry/build/).
  */
-import type { Logger } from "pino";
 import { SqlDatasetStore } from "../adapters/controlplane/index.ts";
 import { FoundryLabClient } from "../adapters/lakehouse/foundry-client.ts";
 import { GatewayLakehouse } from "../adapters/lakehouse/gateway-client.ts";
-import type { Config } from "../config.ts";
-import type { GraphRules } from "../domain/foundry/compile.ts";
-import type { GraphPort } from "../domain/foundry/ports.ts";
 import { FOUNDRY_BUILD_QUEUE, FoundryService } from "../domain/foundry/service.ts";
-import type { LakehousePort } from "../domain/lakehouse/ports.ts";
-import type { ControlPlaneStore, JobQueue, JobWorker } from "../domain/ports.ts";
-import type { RealtimeTablesPort, RealtimeTieringView, TieringStateStore } from "../domain/rtdb/ports.ts";
+import type { JobWorker } from "../domain/ports.ts";
 import { type BuildDeps, makeBuildHandler } from "../pipelines/foundry/build/job.ts";
 import { RealtimeFeatures } from "../pipelines/foundry/build/realtime.ts";
 import { openFoundryQuery } from "./foundry-query.ts";
 import { openFoundryReadModels } from "./foundry-readmodels.ts";
 import { openFoundryTables } from "./foundry-tables.ts";
+import type { FoundryWiring } from "./foundry-wiring.ts";
 
-export interface FoundryWiring {
-  config: Config;
-  store: ControlPlaneStore;
-  queue: JobQueue;
-  lakehouse: LakehousePort | null;
-  graph: GraphPort | null;
-  graphRules: GraphRules;
-  realtime: { tables: RealtimeTablesPort; view: RealtimeTieringView; state: TieringStateStore } | null;
-  logger: Logger;
-}
+export type { FoundryWiring };
 
 export function openFoundry(d: FoundryWiring): { service: FoundryService; workers: JobWorker[]; buildDeps: BuildDeps } {
   const datasets = new SqlDatasetStore(d.store.sql);

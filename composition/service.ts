@@ -227,6 +227,8 @@ function openAreas(config: Config, f: Foundation, engines: ProvisioningEngines, 
     },
     realtime: { tables: tiering.realtimeTables, view: tiering.view, state: tiering.state },
     logger,
+    financials: f.financials.store,
+    documentIndex: engines.documentIndex,
   });
   workers.push(...foundry.workers);
   const services = {

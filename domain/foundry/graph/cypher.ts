@@ -21,7 +21,7 @@
  */
 import { AppError, type ValidationIssue } from "../../errors.ts";
 import { GRAPH_NODES, isNodeLabel, isRelType, type NodeLabel, prefixedName } from "./model.ts";
-import type { CheckedGraphFeature } from "./ports.ts";
+import type { CheckedGraphFeature, CheckedReadQuery } from "./ports.ts";
 
 type Loc = (string | number)[];
 
@@ -494,10 +494,7 @@ export function rewriteFor(prefix: string, checked: CheckedGraphFeature): Tenant
   return { entityLabel, keyProperty: checked.keyProperty, body, perKey };
 }
 
-/** A whole read-only query the checker accepted (natural-language data access). */
-export interface CheckedReadQuery {
-  cypher: string;
-}
+export type { CheckedReadQuery };
 
 function readParts(cypher: string): { analysis: Analysis; limitAt: number } {
   if (cypher.length > MAX_TEXT) throw new CypherError(`at most ${MAX_TEXT} characters`, MAX_TEXT);

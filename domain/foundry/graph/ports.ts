@@ -5,10 +5,14 @@
  * reaching these methods have been checked by ./cypher.ts (read-only, one statement).
  */
 import type { NamespacePort, TenantRef } from "../../tenants/namespaces.ts";
-import type { CheckedReadQuery } from "./cypher.ts";
 import type { GraphBatch } from "./model.ts";
 
 export type GraphValue = string | number | boolean | null;
+
+/** A whole read-only query ./cypher.ts accepted (natural-language data access). */
+export interface CheckedReadQuery {
+  cypher: string;
+}
 
 /** A graph feature of a dataset spec (2.6) after ./cypher.ts accepted it. */
 export interface CheckedGraphFeature {

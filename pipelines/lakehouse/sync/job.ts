@@ -128,6 +128,7 @@ async function fullRefresh(
     table: target.source_table,
     columns,
     limit: max + 1,
+    tenantId: target.tenant_id,
   });
   if (rows.length > max) {
     throw new AppError(
@@ -180,6 +181,7 @@ async function incremental(
       columns,
       limit,
       cursor: { column: cursorCol, after, ...(upTo !== undefined ? { upTo } : {}) },
+      tenantId: target.tenant_id,
     });
 
   const out: SyncOutcome = { mode: "incremental", rows_written: 0, batches: 0, snapshot_id: null, cursor };

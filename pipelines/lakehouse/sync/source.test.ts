@@ -129,6 +129,42 @@ function runSourceSuite(name: string, make: () => Promise<{ sql: SqlClient; clea
       expect(rows.find((r) => r[0] === 6)).toEqual([6, "NUL", null, null, null, null]);
     });
 
+    test("a per-tenant table (tenant_id column) is read for the sync's tenant only, never without one", async () => {
+      await sql.exec(
+        "CREATE TABLE pm.positions (tenant_id TEXT NOT NULL, ticker TEXT NOT NULL, qty BIGINT, seq BIGINT)",
+      );
+      for (const r of [
+        ["t-a", "AAA", 1, 1],
+        ["t-b", "BBB", 2, 2],
+        ["t-a", "CCC", 3, 3],
+      ] as const) {
+        await sql.run("INSERT INTO pm.positions (tenant_id, ticker, qty, seq) VALUES (?, ?, ?, ?)", [...r]);
+      }
+      const cols = (await describeSourceTable(sql, "pm", "positions")) ?? [];
+      const full = await readSourceRows(sql, {
+        schema: "pm",
+        table: "positions",
+        columns: cols,
+        limit: 10,
+        tenantId: "t-a",
+      });
+      expect(full.rows.map((r) => r[1]).sort()).toEqual(["AAA", "CCC"]);
+      const seq = cols.find((c) => c.name === "seq");
+      if (!seq) throw new Error("seq column missing");
+      const inc = await readSourceRows(sql, {
+        schema: "pm",
+        table: "positions",
+        columns: cols,
+        limit: 10,
+        tenantId: "t-b",
+        cursor: { column: seq, after: null },
+      });
+      expect(inc.rows.map((r) => r[1])).toEqual(["BBB"]);
+      await expect(readSourceRows(sql, { schema: "pm", table: "positions", columns: cols, limit: 10 })).rejects.toThrow(
+        "per tenant",
+      );
+    });
+
     test("incremental windows: after, up to, ordered, NULL cursors skipped, numeric comparison", async () => {
       const cols = (await describeSourceTable(sql, "dm", "quotes")) ?? [];
       const version = cols.find((c) => c.name === "version");

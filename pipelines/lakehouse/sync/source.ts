@@ -137,6 +137,11 @@ export interface ReadSpec {
   limit: number;
   /** Incremental reads: rows with cursor > after (and <= upTo), ordered by the cursor. */
   cursor?: { column: SourceColumn; after: string | null; upTo?: string };
+  /**
+   * The tenant the sync belongs to. A table with a `tenant_id` column (the dm/pm/md read
+   * models) is read for that tenant only; reading one without it is refused.
+   */
+  tenantId?: string;
 }
 
 /** Rows as arrays in `columns` order, plus each row's cursor as the database renders it. */
@@ -154,7 +159,15 @@ export async function readSourceRows(
     })
     .join(", ");
   const params: SqlParam[] = [];
+  const where: string[] = [];
+  if (spec.columns.some((c) => c.name === "tenant_id")) {
+    if (!spec.tenantId)
+      throw new AppError("internal", `${spec.schema}.${spec.table} is per tenant: a read needs the tenant`);
+    where.push(`"tenant_id" = ?`);
+    params.push(spec.tenantId);
+  }
   let select = `SELECT ${cols} FROM ${from}`;
+  let order = "";
   if (spec.cursor) {
     const c = quoteIdent(spec.cursor.column.name);
     // The cursor is kept as the database's own text rendering and cast back for comparison
@@ -162,7 +175,7 @@ export async function readSourceRows(
     const cast = CURSOR_CASTS[baseType(spec.cursor.column.type)];
     if (!cast) throw new AppError("bad_request", `Column ${spec.cursor.column.name} cannot be a cursor`);
     const param = sql.dialect === "postgres" ? `CAST(? AS ${cast})` : "?";
-    const where = [`${c} IS NOT NULL`];
+    where.push(`${c} IS NOT NULL`);
     if (spec.cursor.after !== null) {
       where.push(`${c} > ${param}`);
       params.push(spec.cursor.after);
@@ -171,8 +184,11 @@ export async function readSourceRows(
       where.push(`${c} <= ${param}`);
       params.push(spec.cursor.upTo);
     }
-    select = `SELECT ${cols}, CAST(${c} AS TEXT) AS "__cairn_cursor" FROM ${from} WHERE ${where.join(" AND ")} ORDER BY ${c}`;
+    select = `SELECT ${cols}, CAST(${c} AS TEXT) AS "__cairn_cursor" FROM ${from}`;
+    order = ` ORDER BY ${c}`;
   }
+  if (where.length) select += ` WHERE ${where.join(" AND ")}`;
+  select += order;
   params.push(spec.limit);
   const raw = await sql.all<Record<string, unknown>>(`${select} LIMIT ?`, params);
   return {
