@@ -105,9 +105,12 @@ export interface NlEvalItem {
     first?: boolean;
     contains?: (string | number)[];
     text?: string;
+    rows?: number;
     answered?: false;
   };
   verified: string;
+  /** Written after the planner and never used to tune it. */
+  held_out?: boolean;
 }
 
 export function loadNlEval(): NlEvalItem[] {
@@ -134,6 +137,8 @@ export function scoreAnswer(
   if (!a.answered) return { ok: false, why: "not answered" };
   if (item.source && a.source !== item.source) return { ok: false, why: `source ${a.source}, expected ${item.source}` };
   const tol = e.tolerance ?? 1e-9;
+  if (e.rows !== undefined && a.rows.length !== e.rows)
+    return { ok: false, why: `${a.rows.length} rows, expected ${e.rows}` };
   const first = a.rows[0] ?? [];
   if (e.value !== undefined && !first.some((c) => same(c, e.value as number, tol))) {
     return { ok: false, why: `no cell of the first row equals ${e.value}: ${JSON.stringify(first).slice(0, 200)}` };
