@@ -114,6 +114,58 @@ describe.skipIf(!ready)("POST /v1/foundry/query over the demo data", () => {
     expect(long.status).toBe(200);
   });
 
+  test("the tenant's portfolios and watchlists come from the read models, the tenant's own only", async () => {
+    const rm = demo().svc.service.deps.foundry.readModels;
+    await rm.createPortfolio(demo().tenant, "analyst@query.test", {
+      name: "Tech Leaders",
+      kind: "portfolio",
+      holdings: [
+        { ticker: "NVDA", quantity: 100, cost_basis: 12.5 },
+        { ticker: "AAPL", quantity: 50 },
+      ],
+    });
+    await rm.createPortfolio(demo().tenant, "analyst@query.test", {
+      name: "Chips to watch",
+      kind: "watchlist",
+      holdings: [{ ticker: "NVDA" }, { ticker: "MRVL" }],
+    });
+    const other = await demo().svc.service.store.createTenant({
+      slug: `t-${crypto.randomUUID().slice(0, 8)}`,
+      display_name: "Other",
+      tier: "enterprise",
+      region: "local",
+      provisioning_state: "active",
+      is_active: true,
+    });
+    await rm.createPortfolio({ tenantId: other.tenant_id, slug: other.slug }, "x@other.test", {
+      name: "Tech Leaders Elsewhere",
+      kind: "portfolio",
+      holdings: [{ ticker: "NVDA", quantity: 1 }],
+    });
+
+    const h = (await (await ask("What is in my Tech Leaders portfolio?")).json()) as QueryAnswer;
+    expect(h).toMatchObject({
+      answered: true,
+      source: "readmodel",
+      columns: ["ticker", "quantity", "weight", "cost_basis"],
+      rows: [
+        ["NVDA", 100, null, 12.5],
+        ["AAPL", 50, null, null],
+      ],
+    });
+    expect(h.sql).toContain("FROM pm.holdings WHERE portfolio_id = ");
+    const holders = (await (await ask("Which of our portfolios hold NVDA?")).json()) as QueryAnswer;
+    expect(holders.rows.map((r) => [r[0], r[1]])).toEqual([
+      ["Chips to watch", "watchlist"],
+      ["Tech Leaders", "portfolio"],
+    ]);
+    const lists = (await (await ask("List my watchlists")).json()) as QueryAnswer;
+    expect(lists.rows.map((r) => r[0])).toEqual(["Chips to watch"]);
+    const none = (await (await ask("What is in my Growth portfolio?")).json()) as QueryAnswer;
+    expect(none).toMatchObject({ answered: false, source: "readmodel" });
+    expect(none.explanation).toContain('No portfolio or watchlist of the tenant is named like "growth"');
+  });
+
   test("hostile planned statements are refused before they run; a huge result is capped", async () => {
     const q = demo().svc.service.deps.foundry.query;
     const ctx = await q.context(demo().tenant);

@@ -118,6 +118,33 @@ describe("planQuestion", () => {
     });
   });
 
+  test("the tenant's own portfolios and watchlists are read models; a fund's portfolio stays in the graph", () => {
+    const rm = { ...ctx, readModels: true };
+    expect(planQuestion("What is in my Tech Leaders portfolio?", rm)).toMatchObject({
+      source: "readmodel",
+      readmodel: { kind: "holdings", name: "tech leaders" },
+    });
+    expect(planQuestion('Show the portfolio "Dividend Core"', rm)).toMatchObject({
+      readmodel: { kind: "holdings", name: "dividend core" },
+    });
+    expect(planQuestion("Which of our portfolios hold NVDA?", rm)).toMatchObject({
+      readmodel: { kind: "holders", ticker: "NVDA" },
+    });
+    expect(planQuestion("Which of my watchlists include Apple?", rm)).toMatchObject({
+      readmodel: { kind: "holders", ticker: "AAPL" },
+    });
+    expect(planQuestion("List my watchlists", rm)).toMatchObject({
+      readmodel: { kind: "portfolios", of: "watchlist" },
+    });
+    expect(planQuestion("What is the latest quote for NVDA?", rm)).toMatchObject({
+      readmodel: { kind: "quote", ticker: "NVDA" },
+    });
+    expect(planQuestion("How many positions are in the portfolio of LTS One?", rm)).toMatchObject({ source: "graph" });
+    expect(planQuestion("List my portfolios", { ...ctx, readModels: false })).toEqual({
+      unanswerable: expect.stringContaining("read models"),
+    });
+  });
+
   test("caller text never reaches SQL: quotes and statements in a question", () => {
     const sql = sqlOf("What was Apple's revenue in 2023'; DROP TABLE companies; --");
     expect(sql).not.toContain("DROP");

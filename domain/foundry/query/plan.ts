@@ -27,7 +27,16 @@ export interface PlanContext {
   graph: boolean;
   /** Whether the tenant's real-time `market_bars_daily` table is there to read. */
   timeseries: boolean;
+  /** Whether the relational read models (pm.*, md.*) are there to read. */
+  readModels?: boolean;
 }
+
+/** A question over the tenant's read models (pm.portfolios, pm.holdings, md.latest_quotes). */
+export type ReadModelAsk =
+  | { kind: "portfolios"; of: "portfolio" | "watchlist" | null }
+  | { kind: "holdings"; name: string }
+  | { kind: "holders"; ticker: string }
+  | { kind: "quote"; ticker: string };
 
 export type Agg = "avg" | "min" | "max" | "sum" | "count" | "first" | "last" | "change" | "rows";
 export type MarketColumn = "open" | "high" | "low" | "close" | "adj_close" | "volume";
@@ -43,7 +52,8 @@ export interface MarketWindow {
 export type Plan =
   | { source: "lakehouse"; sql: string; explanation: string }
   | { source: "graph"; cypher: string; params: Record<string, GraphValue>; explanation: string }
-  | { source: "timeseries"; market: MarketWindow; explanation: string };
+  | { source: "timeseries"; market: MarketWindow; explanation: string }
+  | { source: "readmodel"; readmodel: ReadModelAsk; explanation: string };
 
 export type PlanOutcome = Plan | { unanswerable: string };
 
@@ -621,6 +631,66 @@ function planGraph(question: string, q: string, ctx: PlanContext): PlanOutcome |
   return null;
 }
 
+// ---------------------------------------------------------------- read-model shapes
+
+function planReadModel(question: string, q: string, ctx: PlanContext): PlanOutcome | null {
+  const own = /\b(my|our)\b.*\b(portfolios?|watchlists?)\b/.test(q);
+  const named = /\b(portfolio|watchlist)s?\s+(named|called)\b|\b(portfolio|watchlist)\s+["']/.test(
+    question.toLowerCase(),
+  );
+  const watch = /\bwatchlists?\b/.test(q);
+  const quote = /\b(latest|current|last|newest)\s+(quote|bid|ask)\b|\bbid and ask\b|\bquotes? (for|of)\b/.test(q);
+  if (!own && !named && !watch && !quote) return null;
+  if (!ctx.readModels)
+    return { unanswerable: "This question needs the read models (portfolios, quotes), and they are not configured." };
+  const known = findCompanies(question, ctx.companies)[0];
+  const ticker = known?.ticker ?? tickerWords(question)[0];
+  if (quote) {
+    if (!ticker) return null;
+    return {
+      source: "readmodel",
+      readmodel: { kind: "quote", ticker },
+      explanation: `The newest quote of ${ticker} from the tenant's market_quotes (read model md.latest_quotes).`,
+    };
+  }
+  if (
+    /\b(which|what)\b.*\b(portfolios|watchlists)\b.*\b(hold|holds|own|owns|contain|contains|include|includes|have)\b/.test(
+      q,
+    ) &&
+    ticker
+  ) {
+    return {
+      source: "readmodel",
+      readmodel: { kind: "holders", ticker },
+      explanation: `The tenant's portfolios and watchlists that hold ${ticker} (read model pm.holdings).`,
+    };
+  }
+  const quoted = /["“']([^"”']{1,200})["”']/.exec(question)?.[1];
+  const m =
+    /\b(?:portfolio|watchlist)\s+(?:named|called)\s+(.+)$/.exec(q) ??
+    /\b(?:in|of|inside)\s+(?:my|our|the)\s+(.+?)\s+(?:portfolio|watchlist)\b/.exec(q) ??
+    /\b(?:my|our|the)\s+(?:portfolio|watchlist)\s+(.+)$/.exec(q);
+  const name = (quoted ?? m?.[1] ?? "").replace(/[?.!]+$/, "").trim();
+  if (name && !/^(portfolios?|watchlists?)$/.test(name)) {
+    return {
+      source: "readmodel",
+      readmodel: { kind: "holdings", name: name.toLowerCase() },
+      explanation: `The holdings of the tenant's portfolio or watchlist named like "${name}" (read model pm.holdings).`,
+    };
+  }
+  const of =
+    /\bwatchlists?\b/.test(q) && !/\bportfolios?\b/.test(q)
+      ? "watchlist"
+      : /\bportfolios?\b/.test(q) && !watch
+        ? "portfolio"
+        : null;
+  return {
+    source: "readmodel",
+    readmodel: { kind: "portfolios", of },
+    explanation: `The tenant's ${of ? `${of}s` : "portfolios and watchlists"} (read model pm.portfolios).`,
+  };
+}
+
 // ---------------------------------------------------------------- market shapes
 
 function marketRange(q: string): MarketWindow["range"] | null {
@@ -967,6 +1037,8 @@ function planMetric(question: string, q: string, ctx: PlanContext): PlanOutcome 
 /** Plans the question, or says why not. */
 export function planQuestion(question: string, ctx: PlanContext): PlanOutcome {
   const q = question.toLowerCase().replace(/[’‘]/g, "'").replace(/\s+/g, " ").trim();
+  const own = planReadModel(question, q, ctx);
+  if (own) return own;
   const graph = planGraph(question, q, ctx);
   if (graph) return graph;
   const filings = planFilings(question, q, ctx);

@@ -19,8 +19,9 @@ import type { ChatModel } from "../../llm.ts";
 import type { RealtimeTablesPort, RealtimeTieringView, TieringStateStore } from "../../rtdb/ports.ts";
 import { lakehouseNamespace, type TenantRef } from "../../tenants/namespaces.ts";
 import type { GraphPort, GraphValue } from "../graph/ports.ts";
+import type { ReadModelPort, ReadModelValue } from "../readmodels/ports.ts";
 import { type LlmPlan, planWithModel, type TableSchema } from "./llm.ts";
-import { type KnownCompany, type MarketWindow, type Plan, planQuestion } from "./plan.ts";
+import { type KnownCompany, type MarketWindow, type Plan, planQuestion, type ReadModelAsk } from "./plan.ts";
 import { checkCypher, checkSql } from "./validate.ts";
 
 export type QuerySource = "lakehouse" | "timeseries" | "graph" | "readmodel";
@@ -54,6 +55,8 @@ export interface FoundryQueryDeps {
     view: Pick<RealtimeTieringView, "read">;
     state: Pick<TieringStateStore, "parts">;
   } | null;
+  /** The relational read models (pm.*, md.*): structured, tenant-filtered reads, no SQL. */
+  readModels?: Pick<ReadModelPort, "select"> | null;
   llm: ChatModel | null;
   maxRows?: number;
   /** Called when the model fails or its plan is refused (the rules planner takes over). */
@@ -119,6 +122,7 @@ export class FoundryQuery {
       companies: ctx.companies,
       graph: this.deps.graph !== null,
       timeseries: ctx.timeseries,
+      readModels: Boolean(this.deps.readModels),
     });
     if ("unanswerable" in plan) {
       const why = refusal ? `${plan.unanswerable} (The model's plan was not used: ${refusal}.)` : plan.unanswerable;
@@ -132,6 +136,7 @@ export class FoundryQuery {
     if (plan.source === "lakehouse") return this.runSql(ctx, question, plan.sql, plan.explanation, planner);
     if (plan.source === "graph")
       return this.runCypher(t, question, plan.cypher, plan.params, plan.explanation, planner);
+    if (plan.source === "readmodel") return this.runReadModel(t, question, plan.readmodel, plan.explanation, planner);
     if (ctx.timeseries) return this.runMarket(t, question, plan.market, plan.explanation, planner);
     // No real-time table: the same window over the synced lakehouse copy (market_daily).
     return this.runSql(ctx, question, marketSql(plan.market), plan.explanation, planner);
@@ -303,6 +308,114 @@ export class FoundryQuery {
       rows: [[m.symbol, value, at, day(first), day(last), bars.length]],
       truncated: false,
     };
+  }
+
+  /**
+   * Reads the tenant's read models through their structured port: tables and columns from
+   * the fixed catalogue, values bound, the tenant's rows only, at most maxRows + 1 rows.
+   * `sql` reports the equivalent statement.
+   */
+  async runReadModel(
+    t: TenantRef,
+    question: string,
+    ask: ReadModelAsk,
+    explanation: string,
+    planner: "llm" | "rules",
+  ): Promise<QueryAnswer> {
+    const rm = this.deps.readModels;
+    if (!rm) throw new AppError("unavailable", "No read models are configured");
+    const limit = Math.min(this.maxRows + 1, 10_000);
+    const done = (sql: string, columns: string[], rows: unknown[][]): QueryAnswer => {
+      const truncated = rows.length > this.maxRows;
+      return {
+        question,
+        answered: true,
+        source: "readmodel",
+        sql,
+        columns,
+        rows: truncated ? rows.slice(0, this.maxRows) : rows,
+        explanation,
+        planner,
+        truncated,
+      };
+    };
+    const lit = (v: string) => `'${v.replaceAll("'", "''")}'`;
+    if (ask.kind === "quote") {
+      const out = await rm.select(t, {
+        schema: "md",
+        table: "latest_quotes",
+        columns: ["ticker", "bid", "ask", "mid", "quoted_at"],
+        where: [{ column: "ticker", op: "=", value: ask.ticker }],
+        limit,
+      });
+      const sql = `SELECT ticker, bid, ask, mid, quoted_at FROM md.latest_quotes WHERE ticker = ${lit(ask.ticker)}`;
+      if (out.rows.length === 0) {
+        return this.unanswered(question, `No quote of ${ask.ticker} in the tenant's market data.`, planner, {
+          source: "readmodel",
+          sql,
+        });
+      }
+      return done(sql, out.columns, out.rows);
+    }
+    const portfolios = await rm.select(t, {
+      schema: "pm",
+      table: "portfolios",
+      columns: ["portfolio_id", "name", "kind", "description", "created_at"],
+      order_by: [{ column: "name" }],
+      limit: 10_000,
+    });
+    const byId = new Map<ReadModelValue, ReadModelValue[]>(portfolios.rows.map((r) => [r[0] as ReadModelValue, r]));
+    if (ask.kind === "portfolios") {
+      const rows = portfolios.rows.filter((r) => ask.of === null || r[2] === ask.of).map((r) => r.slice(1));
+      const where = ask.of ? ` WHERE kind = ${lit(ask.of)}` : "";
+      return done(
+        `SELECT name, kind, description, created_at FROM pm.portfolios${where} ORDER BY name`,
+        ["name", "kind", "description", "created_at"],
+        rows,
+      );
+    }
+    if (ask.kind === "holders") {
+      const out = await rm.select(t, {
+        schema: "pm",
+        table: "holdings",
+        columns: ["portfolio_id", "ticker", "quantity", "weight", "cost_basis"],
+        where: [{ column: "ticker", op: "=", value: ask.ticker }],
+        limit,
+      });
+      const rows = out.rows
+        .map((r) => {
+          const p = byId.get(r[0] as ReadModelValue);
+          return [p?.[1] ?? null, p?.[2] ?? null, ...r.slice(1)];
+        })
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+      return done(
+        `SELECT p.name, p.kind, h.ticker, h.quantity, h.weight, h.cost_basis FROM pm.holdings h JOIN pm.portfolios p ON p.portfolio_id = h.portfolio_id WHERE h.ticker = ${lit(ask.ticker)} ORDER BY p.name`,
+        ["portfolio", "kind", "ticker", "quantity", "weight", "cost_basis"],
+        rows,
+      );
+    }
+    const exact = portfolios.rows.filter((r) => String(r[1]).toLowerCase() === ask.name);
+    const like = exact.length ? exact : portfolios.rows.filter((r) => String(r[1]).toLowerCase().includes(ask.name));
+    if (like.length !== 1) {
+      const why = like.length
+        ? `More than one portfolio or watchlist matches "${ask.name}": ${like.map((r) => r[1]).join(", ")}. Name one exactly.`
+        : `No portfolio or watchlist of the tenant is named like "${ask.name}".`;
+      return this.unanswered(question, why, planner, { source: "readmodel" });
+    }
+    const p = like[0] as ReadModelValue[];
+    const out = await rm.select(t, {
+      schema: "pm",
+      table: "holdings",
+      columns: ["ticker", "quantity", "weight", "cost_basis"],
+      where: [{ column: "portfolio_id", op: "=", value: p[0] as ReadModelValue }],
+      order_by: [{ column: "position" }],
+      limit,
+    });
+    return done(
+      `SELECT ticker, quantity, weight, cost_basis FROM pm.holdings WHERE portfolio_id = ${lit(String(p[0]))} ORDER BY position`,
+      out.columns,
+      out.rows,
+    );
   }
 
   private async runModelPlan(t: TenantRef, ctx: Context, q: string, plan: Exclude<LlmPlan, { unanswerable: string }>) {
