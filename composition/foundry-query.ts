@@ -6,15 +6,25 @@
  * structured port.
  */
 import { OpenAiChatModel } from "../adapters/llm/index.ts";
+import type { FoundryLabPort } from "../domain/foundry/ports.ts";
 import { FoundryQuery } from "../domain/foundry/query/service.ts";
 import type { FoundryReadModels } from "../domain/foundry/readmodels/service.ts";
 import type { FoundryWiring } from "./foundry-wiring.ts";
 
 export function openFoundryQuery(
-  d: FoundryWiring & { readModels: Pick<FoundryReadModels, "port"> | null },
+  d: FoundryWiring & { readModels: Pick<FoundryReadModels, "port"> | null; lab: FoundryLabPort | null },
 ): FoundryQuery {
+  const { lakehouse, lab } = d;
   return new FoundryQuery({
-    lakehouse: d.lakehouse,
+    // Results move from the lab as Arrow IPC (the lab's /foundry/sql), not row-by-row JSON.
+    lakehouse:
+      lakehouse && lab
+        ? {
+            listTables: (ns) => lakehouse.listTables(ns),
+            tableSchema: (ns, table) => lakehouse.tableSchema(ns, table),
+            sql: (ns, statement) => lab.sql(ns, statement),
+          }
+        : lakehouse,
     graph: d.graph,
     realtime: d.realtime,
     readModels: d.readModels?.port ?? null,

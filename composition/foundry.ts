@@ -30,7 +30,7 @@ export function openFoundry(d: FoundryWiring): { service: FoundryService; worker
   const service = new FoundryService({
     tables: openFoundryTables({ config: d.config, lakehouse: d.lakehouse }),
     readModels: readModels.readModels,
-    query: openFoundryQuery({ ...d, readModels: readModels.readModels }),
+    query: openFoundryQuery({ ...d, readModels: readModels.readModels, lab }),
     datasets,
     lab,
     queue: d.queue,

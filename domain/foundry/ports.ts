@@ -68,6 +68,8 @@ export interface FoundryLabPort {
   build(req: DatasetBuildRequest, signal?: AbortSignal): Promise<DatasetBuildResult>;
   /** The first `limit` rows of a table, moved as Arrow IPC; not_found when absent. */
   preview(namespace: string, table: string, limit: number): Promise<LakehouseRows>;
+  /** A read-only SELECT over the namespace, its result moved as Arrow IPC (the gateway's /sql rules). */
+  sql(namespace: string, statement: string): Promise<LakehouseRows>;
   /** Every table of the namespace with its columns (one call). */
   schemas(namespace: string): Promise<Record<string, LakehouseColumn[]>>;
 }

@@ -13,7 +13,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from lab.foundry.build import Builder, parse_build
-from lab.lakehouse.columns import columns_of
+from lab.lakehouse import payloads
+from lab.lakehouse.columns import arrow_columns, columns_of
 from lab.lakehouse.errors import LakehouseError
 from lab.lakehouse.names import check_name
 from lab.lakehouse.query import QueryEngine
@@ -82,8 +83,21 @@ def foundry_routes(lakehouse: Lakehouse, engine: QueryEngine) -> list[Route]:
         body = await run_in_threadpool(_preview, ns, table, int(raw))
         return Response(body, media_type=ARROW_STREAM)
 
+    def _sql(ns: str, statement: str) -> bytes:
+        data = engine.query_arrow(ns, statement)
+        return arrow_ipc(data, json.dumps([c.as_json() for c in arrow_columns(data.schema)]))
+
+    async def sql(request: Request) -> Response:
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise LakehouseError("bad_request", "the request body must be JSON") from None
+        ns, statement = payloads.sql_body(body)
+        return Response(await run_in_threadpool(_sql, ns, statement), media_type=ARROW_STREAM)
+
     return [
         Route("/foundry/build", build, methods=["POST"]),
+        Route("/foundry/sql", sql, methods=["POST"]),
         Route("/foundry/schemas/{ns}", schemas, methods=["GET"]),
         Route("/foundry/arrow/{ns}/{table}", preview, methods=["GET"]),
     ]

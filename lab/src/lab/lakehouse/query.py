@@ -37,6 +37,8 @@ class QueryEngine(Protocol):
 
     def query(self, namespace: str, sql: str) -> QueryResult: ...
 
+    def query_arrow(self, namespace: str, sql: str) -> pa.Table: ...
+
     def close(self) -> None: ...
 
 
@@ -54,6 +56,11 @@ class DuckDbEngine:
         self.max_rows = max_rows
 
     def query(self, namespace: str, sql: str) -> QueryResult:
+        result = self.query_arrow(namespace, sql)
+        return QueryResult(arrow_columns(result.schema), arrow_to_rows(result))
+
+    def query_arrow(self, namespace: str, sql: str) -> pa.Table:
+        """The result as Arrow (``/foundry/sql`` streams it as Arrow IPC)."""
         tables = set(self.lakehouse.list_tables(namespace))  # 404 for an unknown namespace
         con = duckdb.connect(
             ":memory:",
@@ -82,7 +89,7 @@ class DuckDbEngine:
                 raise LakehouseError("bad_request", f"query failed: {e}") from None
         finally:
             con.close()
-        return QueryResult(arrow_columns(result.schema), arrow_to_rows(result))
+        return result
 
     def close(self) -> None:
         """Nothing is held between queries."""

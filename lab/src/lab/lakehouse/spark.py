@@ -15,6 +15,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+import pyarrow as pa
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 
@@ -110,6 +111,11 @@ class SparkEngine:
         self._lock = threading.Lock()
 
     def query(self, namespace: str, sql: str) -> QueryResult:
+        result = self.query_arrow(namespace, sql)
+        return QueryResult(arrow_columns(result.schema), arrow_to_rows(result))
+
+    def query_arrow(self, namespace: str, sql: str) -> pa.Table:
+        """The result as Arrow (``/foundry/sql`` streams it as Arrow IPC)."""
         self.lakehouse.list_tables(namespace)  # 404 for an unknown namespace, as with DuckDB
         with self._lock:
             check_statement(self.session, sql)
@@ -122,7 +128,7 @@ class SparkEngine:
                 raise LakehouseError("bad_request", f"query failed: {e}") from None
         if result.num_rows > self.max_rows:
             raise too_many_rows(self.max_rows)
-        return QueryResult(arrow_columns(result.schema), arrow_to_rows(result))
+        return result
 
     def close(self) -> None:
         if self.owns_session:
