@@ -19,6 +19,8 @@ export interface TestService {
   user(email: string, tier?: UserTier, roles?: string[]): Promise<User>;
   token(email: string, tier?: UserTier): Promise<string>;
   apiKey(email: string, tier?: UserTier): Promise<string>;
+  /** Another active tenant of this installation, and a JWT for a user of it (isolation tests). */
+  addTenant(): Promise<{ tenantId: string; slug: string; token(email: string): Promise<string> }>;
   close(): Promise<void>;
 }
 
@@ -51,23 +53,37 @@ export async function startTestService(
     }));
   const user = (email: string, tier?: UserTier, roles?: string[]) =>
     ensureUser(store, tenant.tenant_id, email, tier, undefined, roles);
+  const jwtFor = (u: User) =>
+    signUserToken(
+      { secret: secrets.jwtSecret, issuer: config.jwt.issuer, audience: config.jwt.audience, ttlSeconds: 600 },
+      { userId: u.id, email: u.email, tenantId: u.tenant_id },
+    );
   return {
     service,
     tenantId: tenant.tenant_id,
     request: async (path, init) => service.fetch(new Request(`http://cairn.test${path}`, init)),
     user,
-    token: async (email, tier) => {
-      const u = await user(email, tier);
-      return signUserToken(
-        { secret: secrets.jwtSecret, issuer: config.jwt.issuer, audience: config.jwt.audience, ttlSeconds: 600 },
-        { userId: u.id, email: u.email, tenantId: u.tenant_id },
-      );
-    },
+    token: async (email, tier) => jwtFor(await user(email, tier)),
     apiKey: async (email, tier) => {
       const u = await user(email, tier);
       const key = await issueApiKey(store, u, "test");
       if (!key) throw new Error(`API key limit reached for ${email}`);
       return key;
+    },
+    addTenant: async () => {
+      const other = await store.createTenant({
+        slug: `t-${crypto.randomUUID().slice(0, 8)}`,
+        display_name: "Other Tenant",
+        tier: "enterprise",
+        region: "local",
+        provisioning_state: "active",
+        is_active: true,
+      });
+      return {
+        tenantId: other.tenant_id,
+        slug: other.slug,
+        token: async (email: string) => jwtFor(await ensureUser(store, other.tenant_id, email, "enterprise")),
+      };
     },
     close: async () => {
       await service.close();

@@ -6,8 +6,6 @@
  * time-series feature builds to ready with the rows computed independently here.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { realtimeEngine } from "../../composition/engines.ts";
 import { checkReadQuery } from "../../domain/foundry/graph/cypher.ts";
 import type { GraphPort } from "../../domain/foundry/graph/ports.ts";
@@ -16,6 +14,7 @@ import { lakehouseNamespace, type TenantRef } from "../../domain/tenants/namespa
 import { loadCompanyGraph } from "../../pipelines/foundry/graph/load.ts";
 import { ingestMarketDirectory } from "../../pipelines/rtdb/market-ingest.ts";
 import { engineUrl, freshPostgresDatabase } from "../engines.ts";
+import { COMPANY_COLUMNS, companyTickers, MONTHLY_COLUMNS, monthlyPrices } from "../fixtures/foundry-data.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { type GatewayHandle, startGateway } from "../lakehouse.ts";
 import { deleteRedisPrefix } from "../redis.ts";
@@ -39,29 +38,6 @@ let a: TenantRef;
 let headers: Record<string, string>;
 
 const TICKERS = ["AAPL", "MSFT", "AMZN", "IBM", "GOOG"];
-const MONTH = { Jan: 1, Feb: 2, Mar: 3, Apr: 4, May: 5, Jun: 6, Jul: 7, Aug: 8, Sep: 9, Oct: 10, Nov: 11, Dec: 12 };
-
-/** The real monthly prices (five tickers, 2000-2010): [ticker, month (ISO date), price]. */
-function monthlyPrices(): [string, string, number][] {
-  const text = readFileSync(join(dailyDir as string, "stocks_monthly_MSFT_AMZN_IBM_GOOG_AAPL.csv"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map((line) => {
-      const [sym, date, price] = line.split(",");
-      const [mon, , year] = (date as string).split(" ");
-      return [sym as string, `${year}-${String(MONTH[mon as keyof typeof MONTH]).padStart(2, "0")}-01`, Number(price)];
-    });
-}
-
-function companies(): [string, string, string][] {
-  const raw = JSON.parse(readFileSync(join(secDir as string, "company_tickers.json"), "utf8")) as Record<
-    string,
-    { cik_str: number; ticker: string; title: string }
-  >;
-  return Object.values(raw).map((c) => [String(c.cik_str).padStart(10, "0"), c.ticker, c.title]);
-}
 
 beforeAll(async () => {
   if (!ready) return;
@@ -87,21 +63,13 @@ beforeAll(async () => {
   const ns = await lake.ensureNamespace(a);
   await lake.write(ns, "companies", {
     mode: "overwrite",
-    columns: [
-      { name: "cik", type: "string" },
-      { name: "ticker", type: "string" },
-      { name: "name", type: "string" },
-    ],
-    rows: companies(),
+    columns: COMPANY_COLUMNS,
+    rows: companyTickers(secDir as string),
   });
   await lake.write(ns, "prices_monthly", {
     mode: "overwrite",
-    columns: [
-      { name: "ticker", type: "string" },
-      { name: "month", type: "date" },
-      { name: "price", type: "double" },
-    ],
-    rows: monthlyPrices(),
+    columns: MONTHLY_COLUMNS,
+    rows: monthlyPrices(dailyDir as string),
   });
   await engines.timeseries.ensureNamespace(a);
   await engines.graph.ensureNamespace(a);
@@ -166,7 +134,7 @@ describe.skipIf(!ready)("foundry datasets on the cluster profile (Postgres, Bull
     );
     expect(found.error).toBeNull();
     expect(found.status).toBe("ready");
-    const cos = companies().filter(([, t]) => TICKERS.includes(t));
+    const cos = companyTickers(secDir as string).filter(([, t]) => TICKERS.includes(t));
     expect(cos.length).toBe(TICKERS.length);
     expect(found.row_count).toBe(cos.length);
 
@@ -174,7 +142,7 @@ describe.skipIf(!ready)("foundry datasets on the cluster profile (Postgres, Bull
       rows: Record<string, unknown>[];
     };
     const byTicker = new Map(preview.rows.map((r) => [r.ticker as string, r]));
-    const prices = monthlyPrices();
+    const prices = monthlyPrices(dailyDir as string);
     const newest = Math.max(...prices.map(([, m]) => Date.parse(`${m}T00:00:00Z`)));
     const graph = svc.service.engines.graph as unknown as GraphPort;
     for (const [cik, ticker] of cos) {

@@ -18,6 +18,7 @@ import { lakehouseNamespace, type TenantRef } from "../../domain/tenants/namespa
 import { makeBuildHandler } from "../../pipelines/foundry/build/job.ts";
 import { loadCompanyGraph } from "../../pipelines/foundry/graph/load.ts";
 import { ingestMarketDirectory, parseMarketCsv } from "../../pipelines/rtdb/market-ingest.ts";
+import { COMPANY_COLUMNS, companyTickers, MONTHLY_COLUMNS, monthlyPrices } from "../fixtures/foundry-data.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { type GatewayHandle, startGateway } from "../lakehouse.ts";
 import { sharedData } from "../shared-data.ts";
@@ -32,30 +33,6 @@ let a: TenantRef;
 let headers: Record<string, string>;
 
 const TICKERS = ["NVDA", "ORCL", "YHOO", "MSFT", "AAPL"];
-const MONTH = { Jan: 1, Feb: 2, Mar: 3, Apr: 4, May: 5, Jun: 6, Jul: 7, Aug: 8, Sep: 9, Oct: 10, Nov: 11, Dec: 12 };
-
-/** prices_monthly rows from the real CSV: [ticker, month (ISO date), price]. */
-function monthlyPrices(): [string, string, number][] {
-  const text = readFileSync(join(dailyDir as string, "stocks_monthly_MSFT_AMZN_IBM_GOOG_AAPL.csv"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .slice(1)
-    .map((line) => {
-      const [sym, date, price] = line.split(",");
-      const [mon, , year] = (date as string).split(" ");
-      const m = String(MONTH[mon as keyof typeof MONTH]).padStart(2, "0");
-      return [sym as string, `${year}-${m}-01`, Number(price)];
-    });
-}
-
-function companies(): [string, string, string][] {
-  const raw = JSON.parse(readFileSync(join(secDir as string, "company_tickers.json"), "utf8")) as Record<
-    string,
-    { cik_str: number; ticker: string; title: string }
-  >;
-  return Object.values(raw).map((c) => [String(c.cik_str).padStart(10, "0"), c.ticker, c.title]);
-}
 
 const post = (path: string, body: unknown, h = headers) =>
   svc.request(path, {
@@ -112,21 +89,13 @@ beforeAll(async () => {
   const ns = await lake.ensureNamespace(a);
   await lake.write(ns, "companies", {
     mode: "overwrite",
-    columns: [
-      { name: "cik", type: "string" },
-      { name: "ticker", type: "string" },
-      { name: "name", type: "string" },
-    ],
-    rows: companies(),
+    columns: COMPANY_COLUMNS,
+    rows: companyTickers(secDir as string),
   });
   await lake.write(ns, "prices_monthly", {
     mode: "overwrite",
-    columns: [
-      { name: "ticker", type: "string" },
-      { name: "month", type: "date" },
-      { name: "price", type: "double" },
-    ],
-    rows: monthlyPrices(),
+    columns: MONTHLY_COLUMNS,
+    rows: monthlyPrices(dailyDir as string),
   });
   await svc.service.engines.timeseries.ensureNamespace(a);
   await svc.service.engines.graph.ensureNamespace(a);
@@ -155,7 +124,7 @@ async function subsidiaries(ciks: string[]): Promise<Map<string, number>> {
 
 /** What the dataset must contain, computed from the CSV files without the service. */
 function expectedRows() {
-  const cos = new Map(companies().map(([cik, ticker, name]) => [ticker, { cik, name }]));
+  const cos = new Map(companyTickers(secDir as string).map(([cik, ticker, name]) => [ticker, { cik, name }]));
   const daily = readdirSync(dailyDir as string)
     .filter((f) => f.endsWith(".csv"))
     .flatMap((f) => {
@@ -168,7 +137,7 @@ function expectedRows() {
     const closes = daily.filter((r) => r.symbol === t && Date.parse(String(r.ts)) > from).map((r) => Number(r.close));
     return closes.length ? closes.reduce((x, y) => x + y, 0) / closes.length : null;
   };
-  const prices = monthlyPrices();
+  const prices = monthlyPrices(dailyDir as string);
   const rows: Record<string, unknown>[] = [];
   for (const t of TICKERS) {
     const co = cos.get(t);
@@ -360,24 +329,9 @@ describe.skipIf(!secDir || !dailyDir || !graphDir)("foundry datasets (embedded: 
   });
 
   test("a second tenant sees none of the first tenant's tables, datasets or rows", async () => {
-    const b = await svc.service.store.createTenant({
-      slug: `t-${crypto.randomUUID().slice(0, 8)}`,
-      display_name: "Other",
-      tier: "enterprise",
-      region: "local",
-      provisioning_state: "active",
-      is_active: true,
-    });
-    const bRef = { tenantId: b.tenant_id, slug: b.slug };
-    await (svc.service.engines.lakehouse as LakehousePort).ensureNamespace(bRef);
-    const { ensureUser } = await import("../../cli/demo-seed.ts");
-    const { signUserToken } = await import("../../http/auth/jwt.ts");
-    const u = await ensureUser(svc.service.store, b.tenant_id, "other@foundry.test", "enterprise");
-    const cfg = svc.service.config.jwt;
-    const jwt = await signUserToken(
-      { secret: svc.service.secrets.jwtSecret, issuer: cfg.issuer, audience: cfg.audience, ttlSeconds: 600 },
-      { userId: u.id, email: u.email, tenantId: u.tenant_id },
-    );
+    const b = await svc.addTenant();
+    await (svc.service.engines.lakehouse as LakehousePort).ensureNamespace(b);
+    const jwt = await b.token("other@foundry.test");
     const hb = { authorization: `Bearer ${jwt}` };
     expect(await list(hb)).toEqual([]);
     expect((await get(`/v1/foundry/datasets/${id}/preview`, hb)).status).toBe(404);

@@ -31,6 +31,7 @@ from pyiceberg.io.pyarrow import _ConvertToIcebergWithoutIDs, visit_pyarrow
 from lab.lakehouse.columns import Column, parse_type, schema_for
 from lab.lakehouse.errors import LakehouseError
 from lab.lakehouse.names import check_name
+from lab.lakehouse.query import isolated_duckdb
 from lab.lakehouse.store import Lakehouse
 from lab.lakehouse.values import rows_to_arrow
 
@@ -125,14 +126,7 @@ def run_duckdb_select(lakehouse: Lakehouse, req: BuildRequest) -> pa.Table:
     missing = [t for t in req.tables if t not in existing]
     if missing:
         raise LakehouseError("bad_request", f"tables missing from {req.namespace}: {', '.join(missing)}")
-    con = duckdb.connect(
-        ":memory:",
-        config={
-            "enable_external_access": False,
-            "autoinstall_known_extensions": False,
-            "autoload_known_extensions": False,
-        },
-    )
+    con = isolated_duckdb()
     try:
         statements = con.extract_statements(req.select_duckdb)
         if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:

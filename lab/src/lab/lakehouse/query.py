@@ -42,6 +42,18 @@ class QueryEngine(Protocol):
     def close(self) -> None: ...
 
 
+def isolated_duckdb() -> duckdb.DuckDBPyConnection:
+    """A throwaway in-memory database that can reach no file, network or extension."""
+    return duckdb.connect(
+        ":memory:",
+        config={
+            "enable_external_access": False,
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+        },
+    )
+
+
 def too_many_rows(max_rows: int) -> LakehouseError:
     return LakehouseError("bad_request", f"the result has more than {max_rows} rows: add a LIMIT")
 
@@ -62,14 +74,7 @@ class DuckDbEngine:
     def query_arrow(self, namespace: str, sql: str) -> pa.Table:
         """The result as Arrow (``/foundry/sql`` streams it as Arrow IPC)."""
         tables = set(self.lakehouse.list_tables(namespace))  # 404 for an unknown namespace
-        con = duckdb.connect(
-            ":memory:",
-            config={
-                "enable_external_access": False,
-                "autoinstall_known_extensions": False,
-                "autoload_known_extensions": False,
-            },
-        )
+        con = isolated_duckdb()
         try:
             self._check_read_only(con, sql)
             for name in self._referenced(sql, tables):
