@@ -152,3 +152,21 @@ def test_inputs_that_cannot_be_scored_are_refused(taxi: pd.DataFrame) -> None:
         run_anomaly(taxi, ["nope"], {})
     with pytest.raises(AnomalyInputError, match="contamination"):
         run_anomaly(taxi, ["value"], {"contamination": 0.7})
+
+
+def test_each_detector_can_run_in_its_own_process(taxi: pd.DataFrame, tmp_path: Path) -> None:
+    from lab.models.timeseries import process_executor
+
+    features = ["value", "value_vs_slot", "value_vs_rolling"]
+    result = run_anomaly(
+        taxi,
+        features,
+        {"algorithms": ["IsolationForest", "LOF"], "executor": process_executor(tmp_path), "timeout_s": 120},
+    )
+    records = by_name(result)
+    assert [records[n]["status"] for n in ("IsolationForest", "LOF")] == ["trained", "trained"]
+    assert (tmp_path / "LOF" / "result.pkl").exists()
+    # The model that came back from the child scores rows in this process.
+    iforest = records["IsolationForest"]
+    flags = flag_new_rows(result["models"]["IsolationForest"], iforest["threshold"], taxi[features])
+    assert int(flags.sum()) == iforest["metrics"]["flagged"]
