@@ -20,7 +20,7 @@ fi
 # The lab with every extra the Python suites exercise, the jars its Spark engine loads, the
 # embedding models; then the engines (PostgreSQL, Redis, QuestDB, OpenSearch, S3Proxy, Neo4j, and
 # LibreOffice for the export checks). See the README for what a first run installs.
-./scripts/setup.sh --lab "queue,dev,lakehouse,spark" --spark-jars --models || { echo "test: set-up failed" >&2; exit 1; }
+./scripts/setup.sh --lab "queue,dev,lakehouse,spark,ml" --spark-jars --models || { echo "test: set-up failed" >&2; exit 1; }
 if [ -n "$CI" ] && ! git diff --quiet -- package-lock.json 2>/dev/null; then
   echo "test: the install rewrote package-lock.json; commit the lock file a clean install writes" >&2
   git diff --stat -- package-lock.json >&2
