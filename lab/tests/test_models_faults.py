@@ -129,3 +129,52 @@ def test_unknown_algorithm_names_and_bad_options_are_refused() -> None:
         train(data, "target", options={"timeout_s": 0})
     with pytest.raises(ValueError, match="unknown training option"):
         train(data, "target", options={"budget": 5})
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for a reaper (a container's init may be slow to reap)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def sleeper(out_dir, seconds: float) -> None:
+    (out_dir / "pid").write_text(str(os.getpid()))
+    time.sleep(seconds)
+
+
+def test_algorithm_processes_die_with_a_killed_worker(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = tmp_path / "task"
+    script = tmp_path / "worker.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from pathlib import Path\n"
+        "from test_models_faults import sleeper\n"
+        "from lab.models.runner import Task, run_tasks\n"
+        "if __name__ == '__main__':\n"
+        f"    run_tasks([Task('s', sleeper, (120,), Path({str(out)!r}))], timeout_s=300, memory_mb=None)\n"
+    )
+    worker = subprocess.Popen([sys.executable, str(script)])
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "pid").exists():
+            assert time.monotonic() < deadline and worker.poll() is None, "the task never started"
+            time.sleep(0.1)
+        child = int((out / "pid").read_text())
+        assert _alive(child)
+        worker.kill()  # the worker dies without any chance to clean up
+        worker.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(child):
+            assert time.monotonic() < deadline, "the algorithm process outlived its worker"
+            time.sleep(0.1)
+    finally:
+        if worker.poll() is None:
+            worker.kill()

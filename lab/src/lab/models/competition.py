@@ -349,8 +349,12 @@ def shap_summary(
 
 def train_one(out_dir: Path, algorithm: Algorithm, data_dir: Path, settings: dict[str, Any]) -> None:
     """The body of one algorithm's process: fit, score, save; then SHAP (``shap.json``)."""
+    import warnings
+
     import joblib
 
+    # shap announces on every LightGBM binary model that its output is a list; _shap_matrix copes.
+    warnings.filterwarnings("ignore", message="LightGBM binary classifier with TreeExplainer")
     arrays = np.load(data_dir / "arrays.npz")
     meta = json.loads((data_dir / "meta.json").read_text())
     x_train, y_train = arrays["x_train"], arrays["y_train"]

@@ -12,16 +12,21 @@ with a reason while the others run on:
   is ``RLIMIT_AS`` set in the child before the task runs) or its process died (exit code or
   signal name);
 - ``timed_out``: it ran past its budget and was killed with SIGKILL.
+
+On Linux a child also dies with its parent (``PR_SET_PDEATHSIG``): a worker killed mid-run
+leaves no algorithm processes behind.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import multiprocessing
 import os
 import resource
 import signal
+import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 ERROR_FILE = "error.json"
+PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,16 @@ def default_memory_limit_mb(parallel: int = 1) -> int:
     return max(1024, int(total * 0.75 / max(1, parallel)) // (1024 * 1024))
 
 
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when the parent dies (a killed worker leaves no orphans)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def _child(task: Task, memory_mb: int | None) -> None:
+    _die_with_parent()
     if memory_mb is not None:
         limit = memory_mb * 1024 * 1024
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -127,8 +142,10 @@ def run_tasks(
             while pending and len(running) < max(1, parallel):
                 task = pending.pop(0)
                 task.out_dir.mkdir(parents=True, exist_ok=True)
+                # Not daemonic: joblib (the forests' n_jobs) runs single-threaded in a daemonic
+                # process. The parent kills or joins every child itself; PDEATHSIG covers its death.
                 proc = ctx.Process(
-                    target=_child, args=(task, memory_mb), name=f"lab-model-{task.name}", daemon=True
+                    target=_child, args=(task, memory_mb), name=f"lab-model-{task.name}", daemon=False
                 )
                 proc.start()
                 running[proc.sentinel] = (task, proc, time.monotonic())
