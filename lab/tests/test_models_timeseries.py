@@ -123,6 +123,12 @@ def test_frequency_inference_and_gap_filling() -> None:
     )
     assert [holdout_size(n) for n in (4, 5, 10, 144)] == [1, 1, 2, 29]
 
+    # Melbourne's daily minima skip two leap-year New Year's Eves: pandas cannot infer a frequency,
+    # the median step gives a day, and the two days are filled on the daily grid.
+    daily = pd.read_csv(data_file("timeseries/daily_min_temperatures_melbourne.csv"))
+    series, info = prepare_series(daily, "Date", "Temp")
+    assert (info["freq"], info["season"], info["filled_gaps"], info["points"]) == ("D", 7, 2, 3652)
+
 
 def test_a_failing_algorithm_is_recorded_and_the_other_wins(airline: pd.DataFrame) -> None:
     result = run_timeseries(

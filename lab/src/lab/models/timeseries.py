@@ -31,6 +31,8 @@ import pandas as pd
 
 ALGORITHMS = ("Prophet", "ARIMA")
 HOLDOUT_FRACTION = 0.2
+SEASONAL_TERMS_MIN_STRENGTH = 0.3
+SEASONAL_DIFFERENCE_MIN_STRENGTH = 0.64  # auto.arima's default seasonal test threshold
 
 # Points per season for the usual pandas frequency prefixes (a 30-minute grid has 48 per day).
 _SEASON_BY_UNIT = {
@@ -77,6 +79,14 @@ def infer_frequency(times: pd.Series | pd.DatetimeIndex) -> str:
     for alias, lo, hi in (("MS", 27, 32), ("QS", 88, 93), ("YS", 360, 367)):
         if lo <= days <= hi:
             return alias
+    for unit, alias in (
+        (pd.Timedelta(days=1), "D"),
+        (pd.Timedelta(hours=1), "h"),
+        (pd.Timedelta(minutes=1), "min"),
+    ):
+        if step >= unit and step % unit == pd.Timedelta(0):
+            n = int(step // unit)
+            return alias if n == 1 else f"{n}{alias}"
     return pd.tseries.frequencies.to_offset(step).freqstr
 
 
@@ -232,22 +242,30 @@ def fit_arima(
 ) -> tuple[Any, np.ndarray]:
     """Seasonal ARIMA whose orders are picked by the lowest AIC on a small grid.
 
-    d comes from ADF/KPSS on the (maybe log-transformed, seasonally differenced) series, the seasonal
-    difference D from the STL seasonal strength (> 0.64, as auto.arima's default test), then p, q in
-    0..max_p/max_q (3) and, with a season, P, Q in 0..1 are searched stepwise by AIC (auto.arima's
-    Hyndman-Khandakar moves, at most ``max_fits`` fits). Pass ``order`` (and
-    ``seasonal_order``) in params to skip the search. The returned model carries ``selection``.
+    d comes from ADF/KPSS on the (maybe log-transformed, seasonally differenced) series; the seasonal
+    difference D from the STL seasonal strength (> 0.64, as auto.arima's default test; seasonal terms
+    only from a strength of 0.3); then p, q in 0..max_p/max_q (3) and, with a season, P, Q in 0..1
+    are searched stepwise by AIC (auto.arima's Hyndman-Khandakar moves, at most ``max_fits`` fits)
+    on the last ``max_train_points`` (2,000) points. Pass ``order`` (and ``seasonal_order``) in
+    params to skip the search. The returned model carries ``selection``.
     """
     from statsmodels.tsa.arima.model import ARIMA
+    from threadpoolctl import threadpool_limits
 
     params = dict(params or {})
     np.random.seed(seed)
     y = train["y"].to_numpy(dtype=float)
+    # State-space fits cost time linear in the length for every candidate: the last max_train_points
+    # (default 2,000) carry what a forecast from the end of the series needs.
+    max_points = int(params.get("max_train_points", 2000))
+    used_from = max(len(y) - max_points, 0)
+    y = y[used_from:]
     season = int(params.get("season") or 1)
     log = params.get("log", "auto")
     log = use_log(y, season) if log == "auto" else bool(log)
     work = np.log(y) if log else y
     seasonal = season > 1 and len(work) >= 2 * season + 4
+    strength = None
     if "order" in params:
         order = tuple(params["order"])
         seasonal_order = tuple(params.get("seasonal_order") or (0, 0, 0, 0))
@@ -255,7 +273,11 @@ def fit_arima(
         big_d = seasonal_order[1]
         d = order[1]
     else:
-        big_d = 1 if seasonal and seasonal_strength(work, season) > 0.64 else 0
+        # Seasonal terms only for a visible season (each seasonal candidate costs several times a
+        # plain one); a seasonal difference only for a strong one.
+        strength = seasonal_strength(work, season) if seasonal else 0.0
+        seasonal = seasonal and strength >= SEASONAL_TERMS_MIN_STRENGTH
+        big_d = 1 if seasonal and strength > SEASONAL_DIFFERENCE_MIN_STRENGTH else 0
         base = work[season:] - work[:-season] if big_d else work
         d = select_d(base, max_d=int(params.get("max_d", 2)))
         candidates = None
@@ -273,7 +295,9 @@ def fit_arima(
         if key in tried:
             return
         try:
-            with warnings.catch_warnings():
+            # One BLAS thread: the state-space matrices are tiny, and OpenBLAS threads spinning on a
+            # busy machine made a fit many times slower than a single thread does.
+            with warnings.catch_warnings(), threadpool_limits(limits=1):
                 warnings.simplefilter("ignore")
                 fitted = ARIMA(work, order=order, seasonal_order=seasonal_order, trend=trend).fit()
             aic = float(fitted.aic)
@@ -326,6 +350,9 @@ def fit_arima(
         "log": log,
         "aic": aic,
         "search": "fixed" if candidates is not None else "stepwise",
+        "seasonal_strength": strength,
+        "train_points": len(y),
+        "skipped_oldest_points": used_from,
         "candidates": len(tried),
         "fitted": sum(1 for v in tried.values() if v is not None),
     }
@@ -345,6 +372,7 @@ def fit_prophet(
     for name in ("cmdstanpy", "prophet"):
         logging.getLogger(name).setLevel(logging.WARNING)
     from prophet import Prophet
+    from threadpoolctl import threadpool_limits
 
     params = dict(params or {})
     freq = params.pop("freq", None) or infer_frequency(train["ds"])
@@ -354,7 +382,7 @@ def fit_prophet(
         y = train["y"].to_numpy(dtype=float)
         params["seasonality_mode"] = "multiplicative" if use_log(y, max(season, 1)) else "additive"
     model = Prophet(**params)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), threadpool_limits(limits=1):
         warnings.simplefilter("ignore")  # Prophet's own pandas deprecations
         model.fit(train[["ds", "y"]], seed=seed)
         future = model.make_future_dataframe(periods=horizon, freq=freq, include_history=False)
