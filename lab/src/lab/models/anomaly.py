@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lab.models.timeseries import AlgorithmFailed, Executor, _in_process
+from lab.models.timeseries import AlgorithmFailed, Executor, call_in_process
 
 ALGORITHMS = ("IsolationForest", "LOF", "OneClassSVM")
 PREFERRED = "IsolationForest"
@@ -249,7 +249,7 @@ def run_anomaly(
     if not 0 < contamination < 0.5:
         raise AnomalyInputError("contamination must be strictly between 0 and 0.5")
     wanted = list(options.get("algorithms") or ALGORITHMS)
-    executor: Executor = options.get("executor") or _in_process
+    executor: Executor = options.get("executor") or call_in_process
     timeout_s = options.get("timeout_s", 300)
     features = numeric_features(frame, list(feature_columns))
     if len(features) < 10:

@@ -399,7 +399,7 @@ FITTERS: dict[str, Callable[..., tuple[Any, np.ndarray]]] = {"Prophet": fit_prop
 Executor = Callable[[str, Callable[..., Any], tuple, float | None], Any]
 
 
-def _in_process(name: str, fn: Callable[..., Any], args: tuple, timeout_s: float | None) -> Any:
+def call_in_process(name: str, fn: Callable[..., Any], args: tuple, timeout_s: float | None) -> Any:
     """The default executor: a plain call. An executor returns fn(*args) or raises: TimeoutError
     means timed out, AlgorithmFailed carries the reason as is, anything else is a failure."""
     return fn(*args)
@@ -477,7 +477,7 @@ def run_timeseries(
     options = dict(options or {})
     seed = int(options.get("seed", 42))
     wanted = list(options.get("algorithms") or ALGORITHMS)
-    executor: Executor = options.get("executor") or _in_process
+    executor: Executor = options.get("executor") or call_in_process
     timeout_s = options.get("timeout_s", 300)
     series, info = prepare_series(frame, time_col, target)
     horizon = holdout_size(len(series))
