@@ -189,3 +189,15 @@ def test_mixed_column_types_go_through_the_one_pipeline() -> None:
     assert np.allclose(model.predict(rows), result["validation_sample"]["predictions"])
     colour = next(f for f in result["drift_baseline"]["features"] if f["feature"] == "colour")
     assert colour["kind"] == "categorical" and 0.2 < colour["missing"] < 0.45
+
+
+def test_check_request_runs_the_input_checks_without_training() -> None:
+    from lab.models.run import check_request
+
+    frame = _frame()
+    seen = check_request(frame, "y")
+    assert seen["problem_type"] == "classification" and seen["problem_type_detected"] is True
+    assert seen["rows"] == 60 and seen["imbalance_ratio"] == 1.0 and seen["classes"] == [0, 1]
+    assert seen["feature_kinds"] == {"numeric": ["x"], "categorical": ["c"]}
+    with pytest.raises(ValueError, match="single class"):
+        check_request(frame.assign(y=1), "y")

@@ -400,6 +400,32 @@ def train_with_artifact(
     return result, data
 
 
+def check_request(
+    source: Any,
+    target: str,
+    feature_columns: list[str] | None = None,
+    problem_type: str | None = None,
+    row_limit: int | None = None,
+) -> dict[str, Any]:
+    """The input checks of a run without training (for a 4xx before a job is queued).
+
+    Raises the same ``ValueError`` as :func:`train` would; returns what the run would see.
+    """
+    loaded = load_frame(source, row_limit)
+    prep = comp.prepare(loaded.frame, target, feature_columns, problem_type)
+    return {
+        "problem_type": prep.problem_type,
+        "problem_type_detected": prep.detected,
+        "rows": len(prep.frame),
+        "rows_truncated": loaded.truncated,
+        "features": prep.features,
+        "feature_kinds": {"numeric": prep.kinds.numeric, "categorical": prep.kinds.categorical},
+        "classes": prep.classes,
+        "class_counts": prep.class_counts,
+        "imbalance_ratio": prep.imbalance_ratio,
+    }
+
+
 def train(
     source: Any,
     target: str,
