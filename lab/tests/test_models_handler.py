@@ -139,3 +139,22 @@ def test_row_limit_sources(catalog, monkeypatch) -> None:
     arrow = pa.Table.from_pandas(german_credit(), preserve_index=False)
     cut = load_frame(arrow, 250)
     assert len(cut.frame) == 250 and cut.truncated is True and list(cut.frame.index) == list(range(250))
+
+
+def test_a_models_train_job_on_the_embedded_queue_runs_the_registered_handler(catalog, jobs_db) -> None:
+    """The worker's handler table knows `models.train`: a queued job completes with the run's result."""
+    import json
+
+    from conftest import enqueue, job_row
+
+    from lab.jobs.embedded import run_embedded
+
+    data = {**catalog, "target_column": "credit", "options": OPTIONS}
+    job_id = enqueue(jobs_db, "foundry-train", "models.train", data, attempts=1)
+    assert run_embedded(jobs_db, "foundry-train", once=True, poll_s=0.01) == 1
+    row = job_row(jobs_db, "foundry-train", job_id)
+    assert row["status"] == "completed", row["error"]
+    result = json.loads(str(row["result"]))
+    assert result["problem_type"] == "classification"
+    assert result["winner"]["algorithm"] in {"LogisticRegression", "RandomForest"}
+    assert len(base64.b64decode(result["artifact"]["base64"])) > 0

@@ -52,7 +52,15 @@ def sum_values(ctx: JobContext) -> JsonValue:
     return sum(values)
 
 
-HANDLERS: Mapping[str, Handler] = {"echo": echo, "sum": sum_values}
+def models_train(ctx: JobContext) -> JsonValue:
+    """Trains a Foundry model competition (lab.models.run); imported lazily, so a worker
+    installed without the ``ml`` extra still starts and serves the other jobs."""
+    from lab.models.run import train_handler
+
+    return train_handler(ctx)
+
+
+HANDLERS: Mapping[str, Handler] = {"echo": echo, "sum": sum_values, "models.train": models_train}
 
 
 def handler_for(name: str, handlers: Mapping[str, Handler] = HANDLERS) -> Handler:
