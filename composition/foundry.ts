@@ -2,9 +2,11 @@
  * The Foundry area: its service (domain/foundry/service.ts) over the control plane, the
  * lab's gateway and the job queue, and the dataset build worker (pipelines/foundry/build/).
  */
-import { SqlDatasetStore } from "../adapters/controlplane/index.ts";
+import { join } from "node:path";
+import { SqlDatasetStore, SqlModelStore } from "../adapters/controlplane/index.ts";
 import { FoundryLabClient } from "../adapters/lakehouse/foundry-client.ts";
 import { GatewayLakehouse } from "../adapters/lakehouse/gateway-client.ts";
+import { FoundryModels } from "../domain/foundry/models/service.ts";
 import { FOUNDRY_BUILD_QUEUE, FoundryService } from "../domain/foundry/service.ts";
 import type { JobWorker } from "../domain/ports.ts";
 import { type BuildDeps, makeBuildHandler } from "../pipelines/foundry/build/job.ts";
@@ -27,10 +29,24 @@ export function openFoundry(d: FoundryWiring): { service: FoundryService; worker
         })
       : null;
   const readModels = openFoundryReadModels(d);
+  // Training runs in the lab worker (queue foundry-train); in the embedded profile it writes the
+  // artifact into the local object store under models/<tenant>/. With S3 the bytes come back in
+  // the job result and are not yet stored (docs/decisions.md).
+  const objects = d.config.objectStore;
+  const models = new FoundryModels({
+    models: new SqlModelStore(d.store.sql),
+    datasets,
+    lab,
+    queue: d.queue,
+    catalog: d.config.foundry.labCatalog,
+    artifactDir: objects.kind === "local" ? (tenantId) => join(objects.dir, "models", tenantId) : null,
+    defaults: d.config.foundry.train,
+  });
   const service = new FoundryService({
     tables: openFoundryTables({ config: d.config, lakehouse: d.lakehouse }),
     readModels: readModels.readModels,
     query: openFoundryQuery({ ...d, readModels: readModels.readModels, lab }),
+    models,
     datasets,
     lab,
     queue: d.queue,

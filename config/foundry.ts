@@ -21,6 +21,27 @@ export const foundryEnv = z.object({
     .default(100 * 1024 ** 2),
   /** Deadline of one dataset build in the lab, ms; default 30 minutes. */
   CAIRN_FOUNDRY_BUILD_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(1_800_000),
+  /**
+   * The lakehouse catalog as the lab worker opens it for model training (the gateway's
+   * --catalog-uri and --warehouse; scripts/run.sh sets both). Unset: training answers 503.
+   */
+  CAIRN_LAKEHOUSE_CATALOG_URI: z.string().trim().min(1).optional(),
+  CAIRN_LAKEHOUSE_WAREHOUSE: z.string().trim().min(1).optional(),
+  /** Limits the training roster (comma-separated lab names, e.g. "XGBoost,LightGBM"); unset = the full roster. */
+  CAIRN_FOUNDRY_TRAIN_ALGORITHMS: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) =>
+      v
+        ? v
+            .split(",")
+            .map((a) => a.trim())
+            .filter(Boolean)
+        : null,
+    ),
+  /** Per-algorithm wall-clock timeout of a training run, seconds; unset = the lab's default (300). */
+  CAIRN_FOUNDRY_TRAIN_TIMEOUT_S: z.coerce.number().int().min(1).max(86_400).optional(),
 });
 
 type FoundryEnv = z.infer<typeof foundryEnv>;
@@ -30,6 +51,9 @@ export interface FoundryConfig {
     neo4j: { url: string; user: string; password: string | undefined; database: string } | null;
     uploadMaxBytes: number;
     buildTimeoutMs: number;
+    /** The catalog the lab opens for training; null when either variable is unset. */
+    labCatalog: { catalogUri: string; warehouse: string } | null;
+    train: { algorithms: string[] | null; timeoutS: number | null };
   };
 }
 
@@ -46,6 +70,11 @@ export function foundryConfig(e: FoundryEnv): FoundryConfig {
         : null,
       uploadMaxBytes: e.CAIRN_FOUNDRY_UPLOAD_MAX_BYTES,
       buildTimeoutMs: e.CAIRN_FOUNDRY_BUILD_TIMEOUT_MS,
+      labCatalog:
+        e.CAIRN_LAKEHOUSE_CATALOG_URI && e.CAIRN_LAKEHOUSE_WAREHOUSE
+          ? { catalogUri: e.CAIRN_LAKEHOUSE_CATALOG_URI, warehouse: e.CAIRN_LAKEHOUSE_WAREHOUSE }
+          : null,
+      train: { algorithms: e.CAIRN_FOUNDRY_TRAIN_ALGORITHMS, timeoutS: e.CAIRN_FOUNDRY_TRAIN_TIMEOUT_S ?? null },
     },
   };
 }

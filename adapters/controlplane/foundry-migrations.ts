@@ -1,4 +1,4 @@
-/** Foundry datasets in the control plane (domain/foundry/dataset.ts); one DDL for both dialects. */
+/** Foundry datasets and model runs in the control plane (domain/foundry/dataset.ts, models/model.ts); one DDL for both dialects. */
 import type { Migration } from "../../domain/ports.ts";
 
 const datasets = `
@@ -24,4 +24,31 @@ const datasets = `
   CREATE INDEX foundry_datasets_tenant ON foundry_datasets(tenant_id, created_at);
 `;
 
-export const FOUNDRY_MIGRATIONS: Migration[] = [{ id: "foundry:001_datasets", sqlite: datasets, postgres: datasets }];
+const models = `
+  CREATE TABLE foundry_models (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL REFERENCES tenants(tenant_id),
+    name TEXT NOT NULL,
+    dataset_id TEXT NOT NULL,
+    table_name TEXT NOT NULL,
+    target_column TEXT NOT NULL,
+    feature_columns TEXT NOT NULL,
+    problem_type TEXT,
+    status TEXT NOT NULL,
+    progress TEXT,
+    error TEXT,
+    result TEXT,
+    job_id TEXT NOT NULL,
+    artifact_sha256 TEXT,
+    artifact_path TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    finished_at TEXT
+  );
+  CREATE INDEX foundry_models_tenant ON foundry_models(tenant_id, created_at);
+`;
+
+export const FOUNDRY_MIGRATIONS: Migration[] = [
+  { id: "foundry:001_datasets", sqlite: datasets, postgres: datasets },
+  { id: "foundry:002_models", sqlite: models, postgres: models },
+];

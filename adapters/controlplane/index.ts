@@ -1,6 +1,7 @@
 export { BARRIER_MIGRATIONS } from "./barrier-migrations.ts";
 export { SqlBarrierStore } from "./barrier-store.ts";
 export { FOUNDRY_MIGRATIONS } from "./foundry-migrations.ts";
+export { SqlModelStore } from "./foundry-model-store.ts";
 export { SqlDatasetStore } from "./foundry-store.ts";
 export { LAKEHOUSE_MIGRATIONS, sourceSchemaAttachments } from "./lakehouse-migrations.ts";
 export { SqlLakehouseCatalogStore } from "./lakehouse-store.ts";

@@ -12,6 +12,7 @@ import type { LakehouseColumn } from "../lakehouse/ports.ts";
 import { lakehouseNamespace, type TenantRef } from "../tenants/namespaces.ts";
 import { compileFor, type GraphRules } from "./compile.ts";
 import { type Dataset, type DatasetSpec, datasetView, lineageOf, outputTableFor } from "./dataset.ts";
+import type { FoundryModels } from "./models/service.ts";
 import type { BuildQueue, DatasetStore, FoundryLabPort } from "./ports.ts";
 import type { FoundryQuery } from "./query/service.ts";
 import type { FoundryReadModels } from "./readmodels/service.ts";
@@ -27,6 +28,7 @@ export interface FoundryServiceDeps {
   tables: FoundryTables;
   readModels: FoundryReadModels;
   query: FoundryQuery;
+  models: FoundryModels;
   datasets: DatasetStore;
   lab: FoundryLabPort | null;
   queue: BuildQueue;
@@ -49,11 +51,14 @@ export class FoundryService {
   readonly readModels: FoundryReadModels;
   /** Natural-language data access (POST /v1/foundry/query). */
   readonly query: FoundryQuery;
+  /** Model training runs (/v1/foundry/models). */
+  readonly models: FoundryModels;
 
   constructor(private readonly deps: FoundryServiceDeps) {
     this.tables = deps.tables;
     this.readModels = deps.readModels;
     this.query = deps.query;
+    this.models = deps.models;
   }
 
   /** POST /v1/foundry/datasets: checked against the namespace, stored as draft; nothing runs. */

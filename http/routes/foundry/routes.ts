@@ -7,6 +7,7 @@ import type { Guards } from "../../auth/guards.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
 import { registerFoundryDatasetRoutes } from "./datasets.ts";
+import { registerFoundryModelRoutes } from "./models.ts";
 import { registerFoundryQueryRoutes } from "./query.ts";
 import { registerFoundryReadModelRoutes } from "./readmodels.ts";
 import { registerFoundryTableRoutes } from "./tables.ts";
@@ -16,4 +17,5 @@ export function registerFoundryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
   registerFoundryDatasetRoutes(app, deps, guards);
   registerFoundryReadModelRoutes(app, deps, guards);
   registerFoundryQueryRoutes(app, deps, guards);
+  registerFoundryModelRoutes(app, deps, guards);
 }

@@ -1,0 +1,236 @@
+/**
+ * Model training (spec 2.8, 4.9; issue 16): POST /v1/foundry/models/train checks the request
+ * against the dataset's table, stores a queued record and enqueues `models.train` on the
+ * "foundry-train" queue, which the Python lab worker consumes (lab/src/lab/models/run.py).
+ * The lab writes progress and the result into the job; the service reads the job whenever
+ * a model is read and keeps the outcome in its record (completed -> ready, failed -> failed).
+ * Nothing trains in this process.
+ */
+import { AppError, type ValidationIssue } from "../../errors.ts";
+import type { JsonValue } from "../../ports.ts";
+import { lakehouseNamespace, type TenantRef } from "../../tenants/namespaces.ts";
+import type { DatasetStore, FoundryLabPort } from "../ports.ts";
+import {
+  isJsonObject,
+  type ModelRecord,
+  type ModelStatus,
+  modelSummary,
+  modelView,
+  objects,
+  storableResult,
+  TRAINABLE_PROBLEM_TYPES,
+  type TrainRequest,
+} from "./model.ts";
+import type { LabCatalog, ModelPatch, ModelStore, TrainDefaults, TrainQueue } from "./ports.ts";
+
+/** The queue and job name the lab worker consumes (lab/src/lab/jobs/handlers.py). */
+export const FOUNDRY_TRAIN_QUEUE = "foundry-train";
+export const TRAIN_JOB = "models.train";
+/** SHAP values a caller gets (spec 2.8: the top 20 features). */
+export const SHAP_TOP = 20;
+
+export interface FoundryModelsDeps {
+  models: ModelStore;
+  datasets: Pick<DatasetStore, "getDataset">;
+  /** The dataset table's columns; null without a lakehouse. */
+  lab: Pick<FoundryLabPort, "schemas"> | null;
+  queue: TrainQueue;
+  /** The catalog the lab opens; null when CAIRN_LAKEHOUSE_CATALOG_URI/WAREHOUSE are unset. */
+  catalog: LabCatalog | null;
+  /** Where the lab writes the tenant's artifacts (the local object store); null = bytes come back in the result. */
+  artifactDir: ((tenantId: string) => string) | null;
+  defaults: TrainDefaults;
+}
+
+const ACTIVE: ModelStatus[] = ["queued", "training"];
+
+export class FoundryModels {
+  constructor(private readonly deps: FoundryModelsDeps) {}
+
+  /** POST /v1/foundry/models/train: every check before the job is queued; answers at once. */
+  async train(t: TenantRef, req: TrainRequest) {
+    const ds = await this.deps.datasets.getDataset(t.tenantId, req.dataset_id);
+    if (!ds) throw new AppError("not_found", `No dataset '${req.dataset_id}'`);
+    if (ds.status !== "ready") {
+      throw new AppError(
+        "conflict",
+        `Dataset '${ds.name}' is not ready (status ${ds.status}): build it and wait for status ready`,
+      );
+    }
+    const problem = req.problem_type ?? null;
+    if (problem && !TRAINABLE_PROBLEM_TYPES.includes(problem)) {
+      throw AppError.validation([
+        {
+          loc: ["body", "problem_type"],
+          msg: `problem_type '${problem}' is not trained yet: use classification, regression or auto`,
+          type: "value_error",
+          input: problem,
+          ctx: { supported: [...TRAINABLE_PROBLEM_TYPES] },
+        },
+      ]);
+    }
+    const { lab, catalog } = this.deps;
+    if (!lab) throw new AppError("unavailable", "No lakehouse is configured (CAIRN_LAKEHOUSE_URL)");
+    if (!catalog) {
+      throw new AppError(
+        "unavailable",
+        "Model training needs the lakehouse catalog (CAIRN_LAKEHOUSE_CATALOG_URI and CAIRN_LAKEHOUSE_WAREHOUSE)",
+      );
+    }
+    const namespace = lakehouseNamespace(t.slug);
+    const columns = (await lab.schemas(namespace))[ds.output_table];
+    if (!columns) {
+      throw new AppError("conflict", `Dataset '${ds.name}' has no table '${ds.output_table}': build it again`);
+    }
+    const names = new Set(columns.map((c) => c.name));
+    const features = req.feature_columns ?? [];
+    const issues: ValidationIssue[] = [];
+    if (!names.has(req.target_column)) {
+      issues.push({
+        loc: ["body", "target_column"],
+        msg: `Column '${req.target_column}' is not in dataset '${ds.name}'`,
+        type: "value_error",
+        input: req.target_column,
+        ctx: { columns: [...names].slice(0, 200) },
+      });
+    }
+    features.forEach((f, i) => {
+      if (!names.has(f)) {
+        issues.push({
+          loc: ["body", "feature_columns", String(i)],
+          msg: `Column '${f}' is not in dataset '${ds.name}'`,
+          type: "value_error",
+          input: f,
+          ctx: {},
+        });
+      } else if (f === req.target_column) {
+        issues.push({
+          loc: ["body", "feature_columns", String(i)],
+          msg: "The target column cannot also be a feature",
+          type: "value_error",
+          input: f,
+          ctx: {},
+        });
+      }
+    });
+    if (issues.length) throw AppError.validation(issues);
+
+    const id = crypto.randomUUID();
+    const record = await this.deps.models.createModel({
+      id,
+      tenant_id: t.tenantId,
+      name: req.name.trim(),
+      dataset_id: ds.id,
+      table_name: ds.output_table,
+      target_column: req.target_column,
+      feature_columns: [...new Set(features)],
+      problem_type: problem === "auto" ? null : problem,
+      job_id: id,
+    });
+    const options: Record<string, JsonValue> = {};
+    if (this.deps.defaults.algorithms) options.algorithms = this.deps.defaults.algorithms;
+    if (this.deps.defaults.timeoutS) options.timeout_s = this.deps.defaults.timeoutS;
+    const data: Record<string, JsonValue> = {
+      catalog_uri: catalog.catalogUri,
+      warehouse: catalog.warehouse,
+      namespace,
+      table: ds.output_table,
+      target_column: req.target_column,
+      options,
+      // Carried for the operator and the lab's logs; the lab reads only the keys above.
+      tenant_id: t.tenantId,
+      model_id: id,
+    };
+    if (record.feature_columns.length) data.feature_columns = record.feature_columns;
+    if (record.problem_type) data.problem_type = record.problem_type;
+    if (this.deps.artifactDir) data.artifact_dir = this.deps.artifactDir(t.tenantId);
+    try {
+      await this.deps.queue.enqueue(FOUNDRY_TRAIN_QUEUE, TRAIN_JOB, data, { jobId: id, attempts: 1 });
+    } catch (err) {
+      await this.deps.models.updateModel(t.tenantId, id, {
+        status: "failed",
+        error: `The training run could not be queued: ${(err as Error).message}`,
+        finished_at: new Date().toISOString(),
+      });
+      throw err;
+    }
+    return { id, name: record.name, status: "queued" as const };
+  }
+
+  async list(t: TenantRef) {
+    const all = await this.deps.models.listModels(t.tenantId);
+    const synced = await Promise.all(all.map((m) => (ACTIVE.includes(m.status) ? this.sync(m) : m)));
+    return synced.map(modelSummary);
+  }
+
+  async get(t: TenantRef, id: string) {
+    return modelView(await this.record(t, id));
+  }
+
+  /** GET .../shap: the winner's mean |SHAP| of the top 20 features (409 before ready). */
+  async shap(t: TenantRef, id: string) {
+    const m = await this.record(t, id);
+    if (m.status !== "ready") {
+      throw new AppError("conflict", `Model '${m.name}' is ${m.status}: SHAP values exist once it is ready`);
+    }
+    const r = m.result ?? {};
+    const shap = isJsonObject(r.shap) ? r.shap : {};
+    const winner = isJsonObject(r.winner) ? r.winner : {};
+    const values = objects(shap.values);
+    return {
+      id: m.id,
+      algorithm: typeof winner.algorithm === "string" ? winner.algorithm : null,
+      status: typeof shap.status === "string" ? shap.status : null,
+      explainer: typeof shap.explainer === "string" ? shap.explainer : null,
+      rows: typeof shap.rows === "number" ? shap.rows : null,
+      reason: typeof shap.reason === "string" ? shap.reason : null,
+      values: values.slice(0, SHAP_TOP),
+    };
+  }
+
+  /** The tenant's record, its status brought up to date from the job. */
+  private async record(t: TenantRef, id: string): Promise<ModelRecord> {
+    const m = await this.deps.models.getModel(t.tenantId, id);
+    if (!m) throw new AppError("not_found", `No model '${id}'`);
+    return ACTIVE.includes(m.status) ? this.sync(m) : m;
+  }
+
+  /** Reads the job and stores what it says; a record another reader already finished stays as is. */
+  private async sync(m: ModelRecord): Promise<ModelRecord> {
+    const job = await this.deps.queue.getJob(FOUNDRY_TRAIN_QUEUE, m.job_id);
+    let patch: ModelPatch;
+    const now = new Date().toISOString();
+    if (!job) {
+      patch = { status: "failed", error: "The training job is no longer in the queue", finished_at: now };
+    } else if (job.status === "completed") {
+      const result = storableResult(job.result);
+      const artifact = result && isJsonObject(result.artifact) ? result.artifact : null;
+      const ok = result?.status === "succeeded";
+      patch = {
+        status: ok ? "ready" : "failed",
+        error: ok ? null : String(result?.reason ?? "the lab returned no result"),
+        result,
+        progress: null,
+        artifact_sha256: typeof artifact?.sha256 === "string" ? artifact.sha256 : null,
+        artifact_path: typeof artifact?.path === "string" ? artifact.path : null,
+        finished_at: job.finishedAt ?? now,
+      };
+    } else if (job.status === "failed") {
+      patch = {
+        status: "failed",
+        error: job.error ?? "the training job failed",
+        progress: null,
+        finished_at: job.finishedAt ?? now,
+      };
+    } else if (job.status === "active") {
+      if (m.status === "training" && JSON.stringify(m.progress) === JSON.stringify(job.progress ?? null)) return m;
+      patch = { status: "training", progress: job.progress ?? null };
+    } else {
+      return m;
+    }
+    return (
+      (await this.deps.models.updateModel(m.tenant_id, m.id, patch, ACTIVE)) ??
+      ((await this.deps.models.getModel(m.tenant_id, m.id)) as ModelRecord)
+    );
+  }
+}
