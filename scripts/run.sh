@@ -4,16 +4,18 @@
 # the embedded profile (no servers to install).
 #
 # Every process it starts lives and dies with it (issue 13):
-#  - the gateway and the service each run in their own process group (setsid), so one signal
-#    also reaches what they start themselves (the service's embedding host);
-#  - Ctrl-C, SIGTERM, a normal exit, or either of the two exiting: the trap stops the service
-#    (SIGTERM, so it flushes usage and closes cleanly), then the gateway, SIGKILL after a grace;
+#  - the gateway, the lab worker (Foundry model training) and the service each run in their own
+#    process group (setsid), so one signal also reaches what they start themselves (the
+#    service's embedding host, the worker's algorithm processes);
+#  - Ctrl-C, SIGTERM, a normal exit, or any of the three exiting: the trap stops the service
+#    (SIGTERM, so it flushes usage and closes cleanly), then the worker and the gateway, SIGKILL
+#    after a grace;
 #  - SIGKILL of this script runs no trap: the kernel sends SIGTERM to the gateway, the service
 #    and the CLI steps (setpriv --pdeathsig), and a watchdog per group stops the whole group.
 # CAIRN_RUN_SKIP_DEMO_DATA=1 skips loading ../shared/data (the slow part of a first start).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh --lab "queue,lakehouse" --models
+./scripts/setup.sh --lab "queue,lakehouse,ml" --models
 BUN=node_modules/.bin/bun
 export PORT="${PORT:-8080}"
 export CAIRN_DATA_DIR="${CAIRN_DATA_DIR:-.cairn-data}"
@@ -97,6 +99,9 @@ for _ in $(seq 1 200); do
 done
 [ -n "$port" ] || { echo "run: the lakehouse gateway did not report its port" >&2; exit 1; }
 export CAIRN_LAKEHOUSE_URL="http://127.0.0.1:$port"
+# The catalog the gateway serves, as the lab worker opens it for model training (the job carries both).
+export CAIRN_LAKEHOUSE_CATALOG_URI="sqlite:///$data/lakehouse/catalog.db"
+export CAIRN_LAKEHOUSE_WAREHOUSE="$data/lakehouse/warehouse"
 
 bound $BUN cli/index.ts seed >/dev/null
 # Demo data: the real public samples beside the repository, when present (each ingest is
@@ -137,10 +142,18 @@ Try:        curl -H "Authorization: Bearer $TOKEN" http://localhost:$PORT/v1/use
 MSG
 # Bun's own header limit is raised past ours (16 KiB, http/app.ts), so an oversized header
 # gets our 431 problem document instead of Bun's empty one.
+# The lab worker that trains Foundry models (queue foundry-train on the embedded queue in the
+# control-plane file the seed step migrated), in its own group like the gateway: its algorithm
+# processes die with it.
+worker_log="$data/lakehouse/lab-worker.log"
+start_group 15 lab/.venv/bin/python -m lab.worker --queue foundry-train --sqlite "$data/control-plane.sqlite" \
+  > "$worker_log" 2>&1
+worker_pid="${groups[1]}"
 start_group 15 $BUN --max-http-header-size=65536 main.ts
-service_pid="${groups[1]}"
-# Whichever of the two ends first ends the run (the trap stops the other); its status is ours.
+service_pid="${groups[2]}"
+# Whichever of the three ends first ends the run (the trap stops the others); its status is ours.
 status=0
-wait -n "$service_pid" "$gateway_pid" || status=$?
+wait -n "$service_pid" "$gateway_pid" "$worker_pid" || status=$?
 if ! kill -0 "$gateway_pid" 2>/dev/null; then echo "run: the lakehouse gateway exited (see $gateway_log)" >&2; fi
+if ! kill -0 "$worker_pid" 2>/dev/null; then echo "run: the lab worker exited (see $worker_log)" >&2; fi
 exit "$status"
