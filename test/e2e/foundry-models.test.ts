@@ -201,6 +201,42 @@ describe.if(existsSync(LAB_PYTHON))("foundry models", () => {
     expect(list.models.find((x) => x.id === started.id)).toMatchObject({ status: "ready", name: "credit risk" });
   }, 300_000);
 
+  test("a run the lab refuses ends failed with the lab's reason, never stuck training", async () => {
+    // Only the good credits: the target has one class, which the lab refuses before training.
+    const created = (await (
+      await post("/v1/foundry/datasets", {
+        name: "good credits",
+        source_tables: [{ table: "german_credit" }],
+        filters: [{ column: "class", op: "=", value: "1" }],
+      })
+    ).json()) as { id: string };
+    expect((await post(`/v1/foundry/datasets/${created.id}/build`, {})).status).toBe(200);
+    await waitFor(
+      "the one-class dataset to build",
+      async () => {
+        const { datasets } = (await (await get("/v1/foundry/datasets")).json()) as {
+          datasets: { id: string; status: string }[];
+        };
+        return datasets.find((x) => x.id === created.id)?.status === "ready";
+      },
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
+    const res = await post("/v1/foundry/models/train", {
+      dataset_id: created.id,
+      name: "one class",
+      target_column: "class",
+      problem_type: "classification",
+    });
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    await runLabWorker();
+    const m = (await (await get(`/v1/foundry/models/${id}`)).json()) as ModelBody;
+    expect(m.status).toBe("failed");
+    expect(m.error).toContain("has a single class");
+    expect(m.artifact).toBeNull();
+    expect((await get(`/v1/foundry/models/${id}/shap`)).status).toBe(409);
+  }, 120_000);
+
   test("refused before any work: another tenant's dataset 404, a dataset not built 409, unknown columns 422", async () => {
     const other = await svc.addTenant();
     const otherHeaders = { authorization: `Bearer ${await other.token("b@models.test")}` };
