@@ -140,8 +140,6 @@ Admin key:  $ADMIN
 Try:        curl -H "Authorization: Bearer $TOKEN" http://localhost:$PORT/v1/user/me
 
 MSG
-# Bun's own header limit is raised past ours (16 KiB, http/app.ts), so an oversized header
-# gets our 431 problem document instead of Bun's empty one.
 # The lab worker that trains Foundry models (queue foundry-train on the embedded queue in the
 # control-plane file the seed step migrated), in its own group like the gateway: its algorithm
 # processes die with it.
@@ -149,6 +147,8 @@ worker_log="$data/lakehouse/lab-worker.log"
 start_group 15 lab/.venv/bin/python -m lab.worker --queue foundry-train --sqlite "$data/control-plane.sqlite" \
   > "$worker_log" 2>&1
 worker_pid="${groups[1]}"
+# Bun's own header limit is raised past ours (16 KiB, http/app.ts), so an oversized header
+# gets our 431 problem document instead of Bun's empty one.
 start_group 15 $BUN --max-http-header-size=65536 main.ts
 service_pid="${groups[2]}"
 # Whichever of the three ends first ends the run (the trap stops the others); its status is ours.
