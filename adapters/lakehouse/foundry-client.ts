@@ -42,6 +42,34 @@ export class FoundryLabClient implements FoundryLabPort {
     return body;
   }
 
+  async checkTraining(req: {
+    namespace: string;
+    table: string;
+    target_column: string;
+    feature_columns?: string[];
+    problem_type?: string | null;
+  }): Promise<Record<string, unknown>> {
+    const { status, body } = await this.gateway.call<Record<string, unknown>>("POST", "/foundry/models/check", {
+      body: req,
+      timeoutMs: this.opts.buildTimeoutMs,
+      allow: [422],
+    });
+    if (status === 422) {
+      const msg = String(body?.detail ?? "the table cannot be trained on");
+      const onTarget = msg.includes(req.target_column);
+      throw AppError.validation([
+        {
+          loc: onTarget ? ["body", "target_column"] : ["body", "dataset_id"],
+          msg,
+          type: "value_error",
+          input: onTarget ? req.target_column : req.table,
+          ctx: {},
+        },
+      ]);
+    }
+    return body;
+  }
+
   async schemas(namespace: string): Promise<Record<string, LakehouseColumn[]>> {
     const { body } = await this.gateway.call<{ tables: Record<string, LakehouseColumn[]> }>(
       "GET",

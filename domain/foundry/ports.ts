@@ -70,6 +70,18 @@ export interface FoundryLabPort {
   preview(namespace: string, table: string, limit: number): Promise<LakehouseRows>;
   /** A read-only SELECT over the namespace, its result moved as Arrow IPC (the gateway's /sql rules). */
   sql(namespace: string, statement: string): Promise<LakehouseRows>;
+  /**
+   * The lab's own input checks of a training run over the table (target with one class,
+   * all-null features, nothing usable...), without training: validation (422) with the
+   * lab's reason, so a run that cannot train is refused before it is queued.
+   */
+  checkTraining(req: {
+    namespace: string;
+    table: string;
+    target_column: string;
+    feature_columns?: string[];
+    problem_type?: string | null;
+  }): Promise<Record<string, unknown>>;
   /** Every table of the namespace with its columns (one call). */
   schemas(namespace: string): Promise<Record<string, LakehouseColumn[]>>;
 }

@@ -201,8 +201,8 @@ describe.if(existsSync(LAB_PYTHON))("foundry models", () => {
     expect(list.models.find((x) => x.id === started.id)).toMatchObject({ status: "ready", name: "credit risk" });
   }, 300_000);
 
-  test("a run the lab refuses ends failed with the lab's reason, never stuck training", async () => {
-    // Only the good credits: the target has one class, which the lab refuses before training.
+  test("a target the lab cannot train on (one class) is refused with 422 before anything is queued", async () => {
+    // Only the good credits: the target has one class, which the lab's checks refuse.
     const created = (await (
       await post("/v1/foundry/datasets", {
         name: "good credits",
@@ -221,20 +221,19 @@ describe.if(existsSync(LAB_PYTHON))("foundry models", () => {
       },
       { timeoutMs: 60_000, everyMs: 100 },
     );
+    const before = ((await (await get("/v1/foundry/models")).json()) as { models: unknown[] }).models.length;
     const res = await post("/v1/foundry/models/train", {
       dataset_id: created.id,
       name: "one class",
       target_column: "class",
       problem_type: "classification",
     });
-    expect(res.status).toBe(202);
-    const { id } = (await res.json()) as { id: string };
-    await runLabWorker();
-    const m = (await (await get(`/v1/foundry/models/${id}`)).json()) as ModelBody;
-    expect(m.status).toBe("failed");
-    expect(m.error).toContain("has a single class");
-    expect(m.artifact).toBeNull();
-    expect((await get(`/v1/foundry/models/${id}/shap`)).status).toBe(409);
+    expect(res.status).toBe(422);
+    const detail = ((await res.json()) as { detail: { loc: string[]; msg: string }[] }).detail;
+    expect(detail[0]?.loc).toEqual(["body", "target_column"]);
+    expect(detail[0]?.msg).toContain("has a single class");
+    // Nothing was recorded or queued.
+    expect(((await (await get("/v1/foundry/models")).json()) as { models: unknown[] }).models.length).toBe(before);
   }, 120_000);
 
   test("refused before any work: another tenant's dataset 404, a dataset not built 409, unknown columns 422", async () => {

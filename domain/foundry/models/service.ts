@@ -33,7 +33,7 @@ export interface FoundryModelsDeps {
   models: ModelStore;
   datasets: Pick<DatasetStore, "getDataset">;
   /** The dataset table's columns; null without a lakehouse. */
-  lab: Pick<FoundryLabPort, "schemas"> | null;
+  lab: Pick<FoundryLabPort, "schemas" | "checkTraining"> | null;
   queue: TrainQueue;
   /** The catalog the lab opens; null when CAIRN_LAKEHOUSE_CATALOG_URI/WAREHOUSE are unset. */
   catalog: LabCatalog | null;
@@ -114,6 +114,14 @@ export class FoundryModels {
       }
     });
     if (issues.length) throw AppError.validation(issues);
+    // The lab's own checks (one class, all-null features, nothing usable) before anything is queued.
+    await lab.checkTraining({
+      namespace,
+      table: ds.output_table,
+      target_column: req.target_column,
+      ...(features.length ? { feature_columns: [...new Set(features)] } : {}),
+      problem_type: problem === "auto" ? null : problem,
+    });
 
     const id = crypto.randomUUID();
     const record = await this.deps.models.createModel({

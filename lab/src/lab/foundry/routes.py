@@ -95,8 +95,37 @@ def foundry_routes(lakehouse: Lakehouse, engine: QueryEngine) -> list[Route]:
         ns, statement = payloads.sql_body(body)
         return Response(await run_in_threadpool(_sql, ns, statement), media_type=ARROW_STREAM)
 
+    def _check_training(body: dict[str, object]) -> dict[str, object]:
+        try:
+            from lab.models.data import TableRef
+            from lab.models.run import check_request
+        except ImportError as e:  # the gateway was installed without the ml extra
+            raise LakehouseError("unavailable", f"model training is not installed here: {e}") from None
+        ns = check_name("namespace", body.get("namespace"))
+        table = check_name("table", body.get("table"))
+        lakehouse.load(ns, table)  # 404 when absent
+        features = body.get("feature_columns") or None
+        problem = body.get("problem_type") or None
+        target = body.get("target_column")
+        if not isinstance(target, str) or (features is not None and not isinstance(features, list)):
+            raise LakehouseError("bad_request", "target_column must be a string and feature_columns a list")
+        try:
+            return check_request(TableRef(lakehouse, ns, table), target, features, problem)
+        except ValueError as e:
+            raise LakehouseError("unprocessable", str(e)) from None
+
+    async def check_training(request: Request) -> Response:
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise LakehouseError("bad_request", "the request body must be JSON") from None
+        if not isinstance(body, dict):
+            raise LakehouseError("bad_request", "the request body must be a JSON object")
+        return JSONResponse(await run_in_threadpool(_check_training, body))
+
     return [
         Route("/foundry/build", build, methods=["POST"]),
+        Route("/foundry/models/check", check_training, methods=["POST"]),
         Route("/foundry/sql", sql, methods=["POST"]),
         Route("/foundry/schemas/{ns}", schemas, methods=["GET"]),
         Route("/foundry/arrow/{ns}/{table}", preview, methods=["GET"]),

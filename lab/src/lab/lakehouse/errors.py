@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-ErrorCode = Literal["bad_request", "unauthorized", "not_found", "conflict", "internal"]
+ErrorCode = Literal[
+    "bad_request", "unauthorized", "not_found", "conflict", "unprocessable", "internal", "unavailable"
+]
 
 HTTP_STATUS: dict[ErrorCode, int] = {
     "bad_request": 400,
     "unauthorized": 401,
     "not_found": 404,
     "conflict": 409,
+    "unprocessable": 422,
     "internal": 500,
+    "unavailable": 503,
 }
 
 
