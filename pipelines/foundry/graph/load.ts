@@ -12,19 +12,9 @@ import { basename, join } from "node:path";
 import type { GraphBatch } from "../../../domain/foundry/graph/model.ts";
 import type { GraphPort } from "../../../domain/foundry/graph/ports.ts";
 import type { TenantRef } from "../../../domain/tenants/namespaces.ts";
-import {
-  add13f,
-  addEx21,
-  addNewsItems,
-  addOwnership,
-  addProxy,
-  addSubmission,
-  addTickers,
-  type CompanyDirectory,
-  classify,
-  emptyDirectory,
-  GraphBuilder,
-} from "./parse.ts";
+import { add13f, addEx21, addOwnership, addProxy } from "./filings.ts";
+import { addNewsItems } from "./news.ts";
+import { addSubmission, addTickers, type CompanyDirectory, classify, emptyDirectory, GraphBuilder } from "./parse.ts";
 
 export interface CompanyGraphReport {
   /** Per file (relative path): its kind and how many records it gave. */

@@ -2,8 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { validateBatch } from "../../../domain/foundry/graph/model.ts";
+import { parseEx21Html, parseProxy } from "./filings.ts";
 import { companyGraphDir, parseCompanyGraph } from "./load.ts";
-import { nameKey, normCik, parseEx21Html, parseProxy, sicDivision, slug } from "./parse.ts";
+import { nameKey, normCik, sicDivision, slug } from "./parse.ts";
 
 const ROOT = join(import.meta.dir, "../../..");
 const FIXTURE = join(ROOT, "test/fixtures/graph");
