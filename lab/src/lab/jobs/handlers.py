@@ -57,10 +57,28 @@ def models_train(ctx: JobContext) -> JsonValue:
     installed without the ``ml`` extra still starts and serves the other jobs."""
     from lab.models.run import train_handler
 
-    return train_handler(ctx)
+    try:
+        return train_handler(ctx)
+    except ValueError as e:
+        # Bad input (the table changed since the service's check, say) fails the run for good:
+        # a completed job with a failed result, so the queue does not try it a second time.
+        return {"status": "failed", "reason": str(e)}
 
 
-HANDLERS: Mapping[str, Handler] = {"echo": echo, "sum": sum_values, "models.train": models_train}
+def models_tune(ctx: JobContext) -> JsonValue:
+    """Runs a Foundry tuning experiment (lab.models.tune_job: Optuna, 12 trials 2 at a time);
+    imported lazily like ``models.train``."""
+    from lab.models.tune_job import tune_handler
+
+    return tune_handler(ctx)
+
+
+HANDLERS: Mapping[str, Handler] = {
+    "echo": echo,
+    "sum": sum_values,
+    "models.train": models_train,
+    "models.tune": models_tune,
+}
 
 
 def handler_for(name: str, handlers: Mapping[str, Handler] = HANDLERS) -> Handler:

@@ -250,6 +250,36 @@ REGRESSION: tuple[Algorithm, ...] = (
     Algorithm("SVR", "regression", svr, max_rows=SVR_MAX_ROWS),
 )
 
+# -- tuned hyperparameters (TrainOptions.params, from a tuning experiment) -----------------------
+
+# Settings a tuned hyperparameter needs to take effect in the roster's estimator: tuning's LightGBM
+# samples rows with subsample_freq=1 (lab.models.tuning.build_estimator); without it LightGBM
+# ignores `subsample`.
+_COMPANIONS: dict[str, dict[str, dict[str, Any]]] = {"LightGBM": {"subsample": {"subsample_freq": 1}}}
+
+
+def build_with_params(build: Callable[[Params], Any], name: str, params: dict[str, Any], p: Params) -> Any:
+    """The roster's estimator with the given hyperparameters set over its own; the fixed settings
+    (seed, threads, early stopping, class weight) stay unless ``params`` names them."""
+    estimator = build(p)
+    extra: dict[str, Any] = {}
+    for key, implied in _COMPANIONS.get(name, {}).items():
+        if key in params:
+            extra.update({k: v for k, v in implied.items() if k not in params})
+    return estimator.set_params(**{**extra, **params})
+
+
+def with_params(algorithm: Algorithm, params: dict[str, Any] | None) -> Algorithm:
+    """The algorithm, its builder wrapped to apply ``params`` (a partial of top-level functions,
+    so a spawned process can still unpickle it); unchanged when ``params`` is empty."""
+    if not params:
+        return algorithm
+    from dataclasses import replace
+    from functools import partial
+
+    return replace(algorithm, build=partial(build_with_params, algorithm.build, algorithm.name, dict(params)))
+
+
 # Winner criterion per problem type: (metric, higher is better).
 CRITERION = {"classification": ("val_accuracy", True), "regression": ("mae", False)}
 

@@ -23,7 +23,7 @@ from lab.models import competition as comp
 from lab.models.artifacts import TrainedModel, serialize, write_artifact
 from lab.models.data import TableRef, load_frame
 from lab.models.preprocess import aggregate, build_preprocessor, output_groups
-from lab.models.roster import CRITERION, Algorithm, roster
+from lab.models.roster import CRITERION, Algorithm, roster, with_params
 from lab.models.runner import Outcome, Task, default_memory_limit_mb, run_tasks
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -45,6 +45,9 @@ class TrainOptions:
     shap_budget_s: float = 60.0  # SHAP time per algorithm; fewer rows when exact SHAP is slower
     sample_predictions: int = 20
     algorithms: list[str] | None = None  # restrict the roster by name (None: the full roster)
+    # Tuned hyperparameters by algorithm name ({"XGBoost": {"max_depth": 4}}), set over the roster's
+    # own (roster.with_params); a tuning experiment's best_params (lab.models.tune_job).
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra_algorithms: Sequence[Algorithm] = ()  # Python-only hook (tests): appended to the roster
     artifact_dir: str | None = None  # write <dir>/<sha256>.joblib
     progress: Callable[[dict[str, Any]], None] | None = field(default=None, repr=False)
@@ -88,6 +91,11 @@ class TrainOptions:
             not isinstance(self.algorithms, list) or not all(isinstance(a, str) for a in self.algorithms)
         ):
             raise ValueError("option algorithms must be a list of algorithm names")
+        if not isinstance(self.params, dict) or not all(
+            isinstance(k, str) and isinstance(v, dict) and all(isinstance(h, str) for h in v)
+            for k, v in self.params.items()
+        ):
+            raise ValueError("option params must map algorithm names to {hyperparameter: value}")
 
 
 def _json_value(v: Any) -> Any:
@@ -225,6 +233,13 @@ def train_with_artifact(
         if unknown:
             raise ValueError(f"unknown algorithm(s) {unknown} for {prep.problem_type}")
         candidates = [a for a in candidates if a.name in set(opts.algorithms)]
+    if opts.params:
+        known = {a.name for a in [*roster(prep.problem_type), *opts.extra_algorithms]}
+        unknown = sorted(set(opts.params) - known)
+        if unknown:
+            raise ValueError(f"params for unknown algorithm(s) {unknown} for {prep.problem_type}")
+        # Params of an algorithm the run leaves out (options.algorithms) are simply unused.
+        candidates = [with_params(a, opts.params.get(a.name)) for a in candidates]
 
     n_rows = len(prep.frame)
     parallel = opts.parallel
@@ -291,6 +306,8 @@ def train_with_artifact(
             nonlocal done
             done += 1
             records[outcome.name] = _record(by_name[outcome.name], outcome)
+            if opts.params.get(outcome.name):
+                records[outcome.name]["params"] = dict(opts.params[outcome.name])
             if opts.progress is not None:
                 public = {k: v for k, v in records[outcome.name].items() if not k.startswith("_")}
                 opts.progress({"stage": "training", "done": done, "total": len(tasks), "record": public})
@@ -450,6 +467,7 @@ JSON_OPTIONS = (
     "shap_rows",
     "shap_budget_s",
     "algorithms",
+    "params",
 )
 
 
@@ -461,7 +479,8 @@ def train_handler(ctx: Any) -> Any:
          "target_column": "...", "feature_columns": [...] (optional), "problem_type": ... (optional),
          "artifact_dir": "/abs/dir" (optional: else the artifact comes back base64 in the result),
          "options": {seed, timeout_s, memory_limit_mb, parallel, n_jobs, row_limit, n_estimators,
-                     shap_rows, shap_budget_s, algorithms} (optional)}
+                     shap_rows, shap_budget_s, algorithms,
+                     params: {algorithm: {hyperparameter: value}}} (optional)}
 
     Returns the RunResult; progress reports ``{"stage", "done", "total", "record"}`` per algorithm.
     """

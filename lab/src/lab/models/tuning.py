@@ -192,7 +192,8 @@ def tune(
 
     options: ``seed`` (42), ``n_trials`` (12, at most 12), ``n_jobs`` (2), ``families`` (subset),
     ``feature_columns``, ``timeout_s`` (a wall-clock cap for the whole study; none by default),
-    ``startup_trials`` (4), ``on_trial`` (called with each finished trial record, for progress).
+    ``startup_trials`` (4), ``on_trial`` (called with each finished trial record plus ``best_so_far``
+    {algorithm, value, trial} or None, for progress; from Optuna's worker threads when n_jobs > 1).
     ValueError (as ``competition.prepare`` raises it) when the table cannot be tuned on.
     """
     import optuna
@@ -264,7 +265,17 @@ def tune(
 
     def callback(study: Any, frozen: Any) -> None:
         if on_trial is not None:
-            on_trial(_trial_record(frozen))
+            record = _trial_record(frozen)
+            try:
+                top = study.best_trial
+                record["best_so_far"] = {
+                    "algorithm": top.params.get("algorithm"),
+                    "value": top.value,
+                    "trial": top.number,
+                }
+            except ValueError:  # no trial has completed yet
+                record["best_so_far"] = None
+            on_trial(record)
 
     study.optimize(
         objective,
@@ -299,6 +310,7 @@ def tune(
             "algorithm": top["algorithm"],
             "params": top["params"],
             "value": top["value"],
+            "metric": metric,
             "trial": top["number"],
         }
     return {
