@@ -14,6 +14,7 @@ import { type CollabConfig, collabConfig, collabEnv } from "./config/editor.ts";
 import { ConfigError } from "./config/env.ts";
 import { checkSec, type SecConfig, secConfig, secEnv } from "./config/financials.ts";
 import { type FoundryConfig, foundryConfig, foundryEnv } from "./config/foundry.ts";
+import { type McpConfig, mcpConfig, mcpEnv } from "./config/mcp.ts";
 import { type NewsConfig, newsConfig, newsEnv } from "./config/news.ts";
 import { type StorageConfig, storageConfig, storageEnv } from "./config/storage.ts";
 
@@ -27,7 +28,8 @@ export const EnvSchema = coreEnv
   .extend(collabEnv.shape)
   .extend(secEnv.shape)
   .extend(newsEnv.shape)
-  .extend(foundryEnv.shape);
+  .extend(foundryEnv.shape)
+  .extend(mcpEnv.shape);
 
 export type Env = z.infer<typeof EnvSchema>;
 
@@ -38,7 +40,8 @@ export interface Config
     CollabConfig,
     SecConfig,
     NewsConfig,
-    FoundryConfig {}
+    FoundryConfig,
+    McpConfig {}
 
 /** Parse the environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -60,5 +63,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...secConfig(e),
     ...newsConfig(e),
     ...foundryConfig(e),
+    ...mcpConfig(e),
   };
 }

@@ -308,7 +308,7 @@ export async function buildService(config: Config, opts: ServiceOptions = {}): P
     ...areas.services,
     draining: () => draining,
   };
-  const app = buildApp(deps);
+  const app = buildApp(deps, { mcp: config.mcp });
   const { collabSockets, websocket } = await openSockets(f, areas.editorArea);
   const collabUpgrade = { authorizer: areas.editorArea.collabAuthorizer, draining: () => draining };
   const fetch = (req: Request, server?: unknown): Response | Promise<Response> => {

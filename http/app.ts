@@ -28,6 +28,7 @@ import { registerTopicRoutes } from "./routes/financials/topics/routes.ts";
 import { registerTranscriptRoutes } from "./routes/financials/transcripts/routes.ts";
 import { registerFoundryRoutes } from "./routes/foundry/routes.ts";
 import { registerLakehouseRoutes } from "./routes/lakehouse/routes.ts";
+import { DEFAULT_MCP_SETTINGS, type McpRouteSettings, registerMcpRoutes } from "./routes/mcp/routes.ts";
 import { registerNewsRoutes } from "./routes/news/routes.ts";
 import { registerNewsStreamRoute } from "./routes/news/stream-routes.ts";
 import { registerLakehouseHealth, registerOpsRoutes } from "./routes/ops/routes.ts";
@@ -52,7 +53,7 @@ function headerBytes(headers: Headers): number {
   return n;
 }
 
-export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+export function buildApp(deps: AppDeps, opts: { mcp?: McpRouteSettings } = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
@@ -77,6 +78,8 @@ export function buildApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.onError(problemDocuments(deps.logger));
   app.notFound(notFoundOrNotAllowed(methodsMatcher(() => app.routes)));
   registerRoutes(app, deps);
+  // The tool-protocol server calls the app itself (app.request), so it is mounted on it here.
+  registerMcpRoutes(app, deps, opts.mcp ?? DEFAULT_MCP_SETTINGS);
   mountOpenApi(app);
   return app;
 }

@@ -1,0 +1,82 @@
+/**
+ * The tool-protocol server (spec 4.10) at `{docs_url}/mcp`: the Model Context Protocol over
+ * Streamable HTTP (the SDK's web-standard transport), stateless, JSON responses. The API key
+ * is checked and the tenant resolved before any protocol message is read: a missing or bad
+ * key is the 401 problem document, an inactive tenant its refusal. The body limit of every
+ * route (http/body-limit.ts) has run before this handler. Protocol messages themselves
+ * (initialize, tools/list) are not metered; each tools/call is metered as the REST call it
+ * makes (docs/mcp.md).
+ */
+
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { buildCatalogue, type OpenApiDocument, type Tool } from "../../../domain/mcp/index.ts";
+import { DEFAULT_BODY_LIMIT } from "../../body-limit.ts";
+import type { AppEnv } from "../../context.ts";
+import type { AppDeps } from "../../deps.ts";
+import { makeMcpServer } from "./server.ts";
+
+export interface McpRouteSettings {
+  /** `${docs_url}/mcp`. */
+  path: string;
+  pageSize: number;
+  maxResultBytes: number;
+}
+
+export const DEFAULT_MCP_SETTINGS: McpRouteSettings = { path: "/mcp", pageSize: 50, maxResultBytes: 256 * 1024 };
+
+/** Exports are a few hundred KiB; past this an export is offered as a REST download instead. */
+const MAX_BINARY_BYTES = 8 * 1024 * 1024;
+
+const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+
+export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, settings: McpRouteSettings): void {
+  // Built on first use: every route (and so the OpenAPI document) is registered by then.
+  let tools: Tool[] | null = null;
+  const catalogue = () => {
+    tools ??= buildCatalogue(
+      app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Cairn API", version: "1.0.0" } }) as OpenApiDocument,
+    );
+    return tools;
+  };
+  const options = {
+    tools: catalogue,
+    pageSize: settings.pageSize,
+    limits: { maxBytes: settings.maxResultBytes, maxBinaryBytes: MAX_BINARY_BYTES },
+    request: (url: string, init: RequestInit) => app.request(url, init),
+  };
+
+  app.all(settings.path, async (c) => {
+    const apiKey = c.req.header("x-api-key");
+    const identity = await deps.auth.fromApiKey(apiKey);
+    await deps.tenantResolver.resolve(identity.tenantId);
+    // Stateless: no server-initiated stream to GET, no session to DELETE.
+    if (c.req.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed.", { Allow: "POST" });
+
+    // Parsed here, not by the transport, so the JSON depth guard (http/json-depth.ts) applies.
+    let parsedBody: unknown;
+    if (/json/i.test(c.req.header("content-type") ?? "")) {
+      try {
+        parsedBody = await c.req.json();
+      } catch {
+        return jsonRpcError(400, -32700, "Parse error: the body is not JSON or is nested too deeply");
+      }
+    }
+    const server = makeMcpServer(options, { apiKey: apiKey as string, requestId: c.get("requestId") });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: DEFAULT_BODY_LIMIT,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw, parsedBody === undefined ? {} : { parsedBody });
+    } finally {
+      await server.close();
+    }
+  });
+}

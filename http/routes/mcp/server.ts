@@ -1,0 +1,84 @@
+/**
+ * One MCP server per HTTP request (stateless Streamable HTTP: no session survives the
+ * request). tools/list pages the catalogue; tools/call runs the tool's REST operation through
+ * the same Hono app with the caller's X-API-Key, so authentication, tenant routing, tier rate
+ * limits and usage, validation and document access control are those of the REST call.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  listPage,
+  type RestReply,
+  type ResultLimits,
+  restRequest,
+  resultOffset,
+  type Tool,
+  toolResult,
+  validationResult,
+} from "../../../domain/mcp/index.ts";
+
+/** What a tool call needs of the app: its fetch, as `app.request` offers it. */
+export type AppRequest = (url: string, init: RequestInit) => Response | Promise<Response>;
+
+export interface Caller {
+  apiKey: string;
+  requestId: string;
+}
+
+export interface McpServerOptions {
+  tools: () => Tool[];
+  pageSize: number;
+  limits: ResultLimits;
+  request: AppRequest;
+}
+
+const SERVER_INFO = { name: "cairn", version: "1.0.0" };
+const INSTRUCTIONS =
+  "Cairn's REST API as tools: financial statements and ratios, company facts, transcripts, topics, " +
+  "presentations, news history, document search and answers, spreadsheet exports. Each tool is one " +
+  "REST operation (named by method and path); array results are paged with result_offset.";
+
+export function makeMcpServer(opts: McpServerOptions, caller: Caller): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async (req) => {
+    const page = listPage(opts.tools(), req.params?.cursor, opts.pageSize);
+    if (!page) throw new McpError(ErrorCode.InvalidParams, "Invalid cursor");
+    return page;
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const tool = opts.tools().find((t) => t.definition.name === req.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
+    const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+    const offset = resultOffset(args);
+    if (typeof offset !== "number") return validationResult(offset);
+    const built = restRequest(tool.operation, args);
+    if (!built.ok) return validationResult(built.detail);
+    const reply = await callRest(opts.request, built.request, caller);
+    return toolResult(tool.operation, reply, offset, opts.limits);
+  });
+
+  return server;
+}
+
+async function callRest(
+  request: AppRequest,
+  r: { method: string; url: string; body?: string },
+  caller: Caller,
+): Promise<RestReply> {
+  const headers: Record<string, string> = { "x-api-key": caller.apiKey, "x-request-id": caller.requestId };
+  if (r.body !== undefined) headers["content-type"] = "application/json";
+  const res = await request(r.url, { method: r.method, headers, ...(r.body !== undefined ? { body: r.body } : {}) });
+  const disposition = res.headers.get("content-disposition") ?? "";
+  const filename = /filename="?([^";]+)"?/i.exec(disposition)?.[1] ?? null;
+  return {
+    status: res.status,
+    contentType: res.headers.get("content-type") ?? "",
+    body: new Uint8Array(await res.arrayBuffer()),
+    filename,
+  };
+}
