@@ -29,17 +29,20 @@ export function openFoundry(d: FoundryWiring): { service: FoundryService; worker
         })
       : null;
   const readModels = openFoundryReadModels(d);
-  // Training runs in the lab worker (queue foundry-train); in the embedded profile it writes the
-  // artifact into the local object store under models/<tenant>/. With S3 the bytes come back in
-  // the job result and are not yet stored (docs/decisions.md).
+  // Training runs in the lab worker (queue foundry-train), which writes the winning artifact into
+  // the object store itself, under models/<tenant>/<sha256>.joblib: the local directory, or the S3
+  // bucket (the lab takes the endpoint and credentials from its own CAIRN_S3_* environment).
   const objects = d.config.objectStore;
+  const s3Models =
+    objects.kind === "s3" ? `s3://${[objects.bucket, objects.prefix, "models"].filter(Boolean).join("/")}` : "";
   const models = new FoundryModels({
     models: new SqlModelStore(d.store.sql),
     datasets,
     lab,
     queue: d.queue,
     catalog: d.config.foundry.labCatalog,
-    artifactDir: objects.kind === "local" ? (tenantId) => join(objects.dir, "models", tenantId) : null,
+    artifactDir: (tenantId) =>
+      objects.kind === "local" ? join(objects.dir, "models", tenantId) : `${s3Models}/${tenantId}`,
     defaults: d.config.foundry.train,
   });
   const service = new FoundryService({

@@ -62,3 +62,14 @@ def redis_url() -> str:
     if os.environ.get("CI"):
         pytest.fail("CAIRN_TEST_REDIS_URL is not set: the Redis suites must run under CI")
     pytest.skip("CAIRN_TEST_REDIS_URL is not set (run scripts/engines.sh start)")
+
+
+@pytest.fixture
+def s3_url() -> str:
+    """http://key:secret@host:port/bucket of the S3-compatible test store (scripts/s3proxy.sh)."""
+    url = os.environ.get("CAIRN_TEST_S3_URL")
+    if url:
+        return url
+    if os.environ.get("CI"):
+        pytest.fail("CAIRN_TEST_S3_URL is not set: the S3 suites must run under CI")
+    pytest.skip("CAIRN_TEST_S3_URL is not set (run scripts/engines.sh start)")

@@ -141,7 +141,7 @@ def test_the_artifact_round_trips_and_predicts_raw_rows_as_in_the_run(german, tm
     from lab.models.artifacts import write_artifact
 
     path = write_artifact(blob, tmp_path)
-    assert path.name == f"{art['sha256']}.joblib"
+    assert Path(path).name == f"{art['sha256']}.joblib"
     again = load_artifact(path, art["sha256"])
     assert again.predict(raw_rows).tolist() == sample["predictions"]
 

@@ -158,3 +158,17 @@ def test_a_models_train_job_on_the_embedded_queue_runs_the_registered_handler(ca
     assert result["problem_type"] == "classification"
     assert result["winner"]["algorithm"] in {"LogisticRegression", "RandomForest"}
     assert len(base64.b64decode(result["artifact"]["base64"])) > 0
+
+
+def test_the_queued_job_turns_bad_input_into_a_failed_run_not_a_retry(catalog) -> None:
+    """``models.train`` as the worker calls it: a ValueError is the run's failed result (the job
+    completes, so the queue does not try the same bad input again); other errors still raise."""
+    from lab.jobs.handlers import handler_for
+    from lab.lakehouse.errors import LakehouseError
+
+    job = handler_for("models.train")
+    result = job(Ctx({**catalog, "target_column": "nope"}))
+    assert isinstance(result, dict) and result["status"] == "failed"
+    assert "target column 'nope' is not in the table" in str(result["reason"])
+    with pytest.raises(LakehouseError):
+        job(Ctx({**catalog, "table": "nope", "target_column": "credit"}))

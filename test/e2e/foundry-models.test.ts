@@ -15,15 +15,14 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GERMAN_CREDIT_COLUMNS } from "../../cli/foundry-demo.ts";
-import { FOUNDRY_TRAIN_QUEUE } from "../../domain/foundry/models/service.ts";
 import type { TenantRef } from "../../domain/tenants/namespaces.ts";
-import { startTestService, type TestService } from "../harness.ts";
-import { type GatewayHandle, LAB_PYTHON, startGateway } from "../lakehouse.ts";
+import { labWorkerDone, type ModelsFixture, spawnLabWorker, startModelsFixture } from "../foundry-models.ts";
+import type { TestService } from "../harness.ts";
+import { LAB_PYTHON } from "../lakehouse.ts";
 import { waitFor } from "../wait.ts";
 
-const ROOT = join(import.meta.dir, "../..");
 const ALGORITHMS = ["LogisticRegression", "LightGBM", "XGBoost"];
-let gateway: GatewayHandle | undefined;
+let fx: ModelsFixture | null = null;
 let svc: TestService;
 let a: TenantRef;
 let headers: Record<string, string>;
@@ -56,60 +55,12 @@ interface ModelBody {
 }
 
 /** Runs the lab worker on the service's control-plane file until the queue is empty. */
-async function runLabWorker(): Promise<string> {
-  const cp = svc.service.config.controlPlane;
-  if (cp.kind !== "sqlite") throw new Error("the embedded profile keeps the control plane in SQLite");
-  const proc = Bun.spawn(
-    [LAB_PYTHON, "-m", "lab.worker", "--queue", FOUNDRY_TRAIN_QUEUE, "--sqlite", cp.path, "--once"],
-    {
-      cwd: join(ROOT, "lab"),
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { ...process.env, PYTHONUNBUFFERED: "1" },
-    },
-  );
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 240_000);
-  const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`lab worker exited ${code}: ${stderr}`);
-  return stderr;
-}
+const runLabWorker = () => labWorkerDone(spawnLabWorker(svc, { once: true }));
 
 beforeAll(async () => {
-  gateway = await startGateway();
-  if (!gateway) return;
-  svc = await startTestService({
-    CAIRN_LAKEHOUSE_URL: gateway.url,
-    CAIRN_LAKEHOUSE_CATALOG_URI: `sqlite:///${join(gateway.dir, "catalog.db")}`,
-    CAIRN_LAKEHOUSE_WAREHOUSE: join(gateway.dir, "warehouse"),
-    CAIRN_FOUNDRY_TRAIN_ALGORITHMS: ALGORITHMS.join(","),
-  });
-  const tenant = await svc.service.store.getTenant(svc.tenantId);
-  a = { tenantId: svc.tenantId, slug: tenant?.slug as string };
-  await svc.service.deps.foundry.tables.importFile(a, "german_credit", "replace", {
-    bytes: new Uint8Array(readFileSync(join(ROOT, "fixtures/ml/german_credit.csv"))),
-    opts: { format: "csv", header: false, columns: GERMAN_CREDIT_COLUMNS, delimiter: ",", nullValues: [] },
-  });
-  headers = { authorization: `Bearer ${await svc.token("analyst@models.test", "enterprise")}` };
-  const created = (await (
-    await post("/v1/foundry/datasets", { name: "credit", source_tables: [{ table: "german_credit" }] })
-  ).json()) as {
-    id: string;
-  };
-  datasetId = created.id;
-  expect((await post(`/v1/foundry/datasets/${datasetId}/build`, {})).status).toBe(200);
-  await waitFor(
-    "the credit dataset to build",
-    async () => {
-      const { datasets } = (await (await get("/v1/foundry/datasets")).json()) as {
-        datasets: { id: string; status: string; error: string | null }[];
-      };
-      const d = datasets.find((x) => x.id === datasetId);
-      if (d?.status === "error") throw new Error(`build failed: ${d.error}`);
-      return d?.status === "ready";
-    },
-    { timeoutMs: 60_000, everyMs: 100 },
-  );
+  fx = await startModelsFixture({ CAIRN_FOUNDRY_TRAIN_ALGORITHMS: ALGORITHMS.join(",") });
+  if (!fx) return;
+  ({ svc, tenant: a, headers, datasetId } = fx);
   draftId = (
     (await (
       await post("/v1/foundry/datasets", { name: "credit draft", source_tables: [{ table: "german_credit" }] })
@@ -120,8 +71,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await svc?.close();
-  await gateway?.stop();
+  await fx?.close();
 });
 
 describe.if(existsSync(LAB_PYTHON))("foundry models", () => {

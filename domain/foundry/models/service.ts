@@ -26,6 +26,8 @@ import type { LabCatalog, ModelPatch, ModelStore, TrainDefaults, TrainQueue } fr
 /** The queue and job name the lab worker consumes (lab/src/lab/jobs/handlers.py). */
 export const FOUNDRY_TRAIN_QUEUE = "foundry-train";
 export const TRAIN_JOB = "models.train";
+/** A run is tried at most twice: once, and once more after its lab worker was lost. */
+export const TRAIN_ATTEMPTS = 2;
 /** SHAP values a caller gets (spec 2.8: the top 20 features). */
 export const SHAP_TOP = 20;
 
@@ -37,7 +39,10 @@ export interface FoundryModelsDeps {
   queue: TrainQueue;
   /** The catalog the lab opens; null when CAIRN_LAKEHOUSE_CATALOG_URI/WAREHOUSE are unset. */
   catalog: LabCatalog | null;
-  /** Where the lab writes the tenant's artifacts (the local object store); null = bytes come back in the result. */
+  /**
+   * Where the lab writes the tenant's artifacts: a folder of the local object store or an
+   * `s3://bucket/prefix/models/<tenant>` URL; null = the bytes come back in the job result.
+   */
   artifactDir: ((tenantId: string) => string) | null;
   defaults: TrainDefaults;
 }
@@ -153,7 +158,10 @@ export class FoundryModels {
     if (record.problem_type) data.problem_type = record.problem_type;
     if (this.deps.artifactDir) data.artifact_dir = this.deps.artifactDir(t.tenantId);
     try {
-      await this.deps.queue.enqueue(FOUNDRY_TRAIN_QUEUE, TRAIN_JOB, data, { jobId: id, attempts: 1 });
+      // Two attempts: a lab worker that dies mid-run loses its lease, and the next worker to
+      // start runs the competition again from the start (a resumed run); a second loss fails
+      // the job with the queue's "lease expired" reason, which the record then carries.
+      await this.deps.queue.enqueue(FOUNDRY_TRAIN_QUEUE, TRAIN_JOB, data, { jobId: id, attempts: TRAIN_ATTEMPTS });
     } catch (err) {
       await this.deps.models.updateModel(t.tenantId, id, {
         status: "failed",

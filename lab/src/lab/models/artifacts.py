@@ -60,21 +60,68 @@ def serialize(model: TrainedModel) -> tuple[bytes, str]:
     return data, hashlib.sha256(data).hexdigest()
 
 
-def write_artifact(data: bytes, directory: str | Path) -> Path:
-    """Writes ``<directory>/<sha256>.joblib`` (atomically) and returns its path."""
+def write_artifact(data: bytes, directory: str | Path) -> str:
+    """Writes ``<directory>/<sha256>.joblib`` and returns where it went.
+
+    ``directory`` is a local folder (written to a temporary name, then renamed) or an
+    ``s3://bucket/prefix`` URL of the service's object store (one upload, visible only once it
+    completes). The lab reads the store's endpoint and credentials from its own environment,
+    under the service's names (CAIRN_S3_ENDPOINT, CAIRN_S3_REGION, CAIRN_S3_ACCESS_KEY_ID,
+    CAIRN_S3_SECRET_ACCESS_KEY): job data never carries a secret.
+    """
     digest = hashlib.sha256(data).hexdigest()
+    if isinstance(directory, str) and directory.startswith("s3://"):
+        fs, root = _s3(directory)
+        key = f"{root.rstrip('/')}/{digest}.joblib"
+        with fs.open_output_stream(key) as out:
+            out.write(data)
+        return f"s3://{key}"
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     path = target / f"{digest}.joblib"
     tmp = target / f".{digest}.joblib.tmp"
     tmp.write_bytes(data)
     tmp.replace(path)
-    return path
+    return str(path)
+
+
+def _s3(url: str) -> tuple[Any, str]:
+    """A pyarrow S3 filesystem from the CAIRN_S3_* environment, and ``bucket/prefix`` of ``url``."""
+    import os
+
+    from pyarrow import fs
+
+    # The AWS SDK's default (a checksum on every request, streamed uploads) is refused by several
+    # S3-compatible stores (S3Proxy answers XAmzContentSHA256Mismatch); checksums only where the
+    # operation requires one works with AWS and with them. An operator's own setting wins.
+    os.environ.setdefault("AWS_REQUEST_CHECKSUM_CALCULATION", "when_required")
+    os.environ.setdefault("AWS_RESPONSE_CHECKSUM_VALIDATION", "when_required")
+    endpoint = os.environ.get("CAIRN_S3_ENDPOINT")
+    options: dict[str, Any] = {"region": os.environ.get("CAIRN_S3_REGION", "us-east-1")}
+    if endpoint:
+        scheme, _, host = endpoint.partition("://")
+        options.update(endpoint_override=host or scheme, scheme=scheme if host else "https")
+    key_id = os.environ.get("CAIRN_S3_ACCESS_KEY_ID")
+    if key_id:
+        options.update(access_key=key_id, secret_key=os.environ.get("CAIRN_S3_SECRET_ACCESS_KEY", ""))
+    return fs.S3FileSystem(**options), url[len("s3://") :]
+
+
+def read_artifact_bytes(location: str | Path) -> bytes:
+    """The bytes at a path returned by :func:`write_artifact` (local file or ``s3://`` URL)."""
+    if isinstance(location, str) and location.startswith("s3://"):
+        fs, key = _s3(location)
+        with fs.open_input_stream(key) as src:
+            return src.read()
+    return Path(location).read_bytes()
 
 
 def load_artifact(source: bytes | str | Path, sha256: str | None = None) -> TrainedModel:
-    """The model from bytes or a file; ValueError when the content does not match ``sha256``."""
-    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    """The model from bytes, a file or an ``s3://`` URL.
+
+    ValueError when the content does not match ``sha256``.
+    """
+    data = source if isinstance(source, bytes) else read_artifact_bytes(source)
     digest = hashlib.sha256(data).hexdigest()
     if sha256 is not None and digest != sha256:
         raise ValueError(f"artifact hash mismatch: expected {sha256}, got {digest}")
