@@ -3,10 +3,12 @@
  * lab's gateway and the job queue, and the dataset build worker (pipelines/foundry/build/).
  */
 import { join } from "node:path";
+import { SqlTuningStore } from "../adapters/controlplane/foundry-tuning-store.ts";
 import { SqlDatasetStore, SqlModelStore } from "../adapters/controlplane/index.ts";
 import { FoundryLabClient } from "../adapters/lakehouse/foundry-client.ts";
 import { GatewayLakehouse } from "../adapters/lakehouse/gateway-client.ts";
 import { FoundryModels } from "../domain/foundry/models/service.ts";
+import { FoundryTuning } from "../domain/foundry/models/tuning.ts";
 import { FOUNDRY_BUILD_QUEUE, FoundryService } from "../domain/foundry/service.ts";
 import type { JobWorker } from "../domain/ports.ts";
 import { type BuildDeps, makeBuildHandler } from "../pipelines/foundry/build/job.ts";
@@ -44,6 +46,15 @@ export function openFoundry(d: FoundryWiring): { service: FoundryService; worker
     artifactDir: (tenantId) =>
       objects.kind === "local" ? join(objects.dir, "models", tenantId) : `${s3Models}/${tenantId}`,
     defaults: d.config.foundry.train,
+    // Tuning experiments: the same checks, the same queue (job models.tune), their own table.
+    tuning: new FoundryTuning({
+      tunings: new SqlTuningStore(d.store.sql),
+      datasets,
+      lab,
+      queue: d.queue,
+      catalog: d.config.foundry.labCatalog,
+      defaults: d.config.foundry.tune,
+    }),
   });
   const service = new FoundryService({
     tables: openFoundryTables({ config: d.config, lakehouse: d.lakehouse }),

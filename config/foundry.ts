@@ -42,6 +42,21 @@ export const foundryEnv = z.object({
     ),
   /** Per-algorithm wall-clock timeout of a training run, seconds; unset = the lab's default (300). */
   CAIRN_FOUNDRY_TRAIN_TIMEOUT_S: z.coerce.number().int().min(1).max(86_400).optional(),
+  /** Limits the families a tuning experiment searches (comma-separated lab names); unset = all six. */
+  CAIRN_FOUNDRY_TUNE_FAMILIES: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) =>
+      v
+        ? v
+            .split(",")
+            .map((a) => a.trim())
+            .filter(Boolean)
+        : null,
+    ),
+  /** Wall-clock cap of one tuning study, seconds; unset = none (its 12 trials end it). */
+  CAIRN_FOUNDRY_TUNE_TIMEOUT_S: z.coerce.number().int().min(1).max(86_400).optional(),
 });
 
 type FoundryEnv = z.infer<typeof foundryEnv>;
@@ -54,6 +69,7 @@ export interface FoundryConfig {
     /** The catalog the lab opens for training; null when either variable is unset. */
     labCatalog: { catalogUri: string; warehouse: string } | null;
     train: { algorithms: string[] | null; timeoutS: number | null };
+    tune: { families: string[] | null; timeoutS: number | null };
   };
 }
 
@@ -75,6 +91,7 @@ export function foundryConfig(e: FoundryEnv): FoundryConfig {
           ? { catalogUri: e.CAIRN_LAKEHOUSE_CATALOG_URI, warehouse: e.CAIRN_LAKEHOUSE_WAREHOUSE }
           : null,
       train: { algorithms: e.CAIRN_FOUNDRY_TRAIN_ALGORITHMS, timeoutS: e.CAIRN_FOUNDRY_TRAIN_TIMEOUT_S ?? null },
+      tune: { families: e.CAIRN_FOUNDRY_TUNE_FAMILIES, timeoutS: e.CAIRN_FOUNDRY_TUNE_TIMEOUT_S ?? null },
     },
   };
 }

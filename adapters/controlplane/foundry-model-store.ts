@@ -26,6 +26,8 @@ interface Row {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  tuning_id: string | null;
+  tuned_params: string | null;
 }
 
 function toModel(r: Row): ModelRecord {
@@ -48,6 +50,8 @@ function toModel(r: Row): ModelRecord {
     created_at: r.created_at,
     updated_at: r.updated_at,
     finished_at: r.finished_at,
+    tuning_id: r.tuning_id ?? null,
+    tuned_params: r.tuned_params == null ? null : (JSON.parse(r.tuned_params) as Record<string, JsonValue>),
   };
 }
 
@@ -71,7 +75,8 @@ export class SqlModelStore implements ModelStore {
     const at = new Date().toISOString();
     await this.sql.run(
       `INSERT INTO foundry_models (id, tenant_id, name, dataset_id, table_name, target_column, feature_columns,
-         problem_type, status, job_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+         problem_type, status, job_id, created_at, updated_at, tuning_id, tuned_params)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)`,
       [
         m.id,
         m.tenant_id,
@@ -84,6 +89,8 @@ export class SqlModelStore implements ModelStore {
         m.job_id,
         at,
         at,
+        m.tuning_id ?? null,
+        jsonText(m.tuned_params),
       ],
     );
     return (await this.getModel(m.tenant_id, m.id)) as ModelRecord;

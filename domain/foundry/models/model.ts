@@ -19,6 +19,8 @@ export interface TrainRequest {
   target_column: string;
   feature_columns?: string[] | undefined;
   problem_type?: ProblemType | null | undefined;
+  /** A ready tuning experiment on the same dataset and target: its best params per family are used. */
+  tuning_id?: string | undefined;
 }
 
 /** The record the control plane keeps (one row per training run). */
@@ -47,6 +49,10 @@ export interface ModelRecord {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  /** The tuning experiment whose best hyperparameters the run used (null: the roster's defaults). */
+  tuning_id: string | null;
+  /** Those hyperparameters per family, as passed to the lab (options.params). */
+  tuned_params: Record<string, JsonValue> | null;
 }
 
 const isObject = (v: unknown): v is Record<string, JsonValue> =>
@@ -81,6 +87,8 @@ export function modelView(m: ModelRecord) {
     ...modelSummary(m),
     feature_columns: m.feature_columns,
     requested_problem_type: m.problem_type,
+    tuning_id: m.tuning_id,
+    tuned_params: m.tuned_params,
     progress: m.status === "training" || m.status === "queued" ? m.progress : null,
     metrics: isObject(r?.metrics) ? r.metrics : null,
     algorithms: objects(r?.algorithms),

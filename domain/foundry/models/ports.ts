@@ -12,6 +12,8 @@ export interface NewModel {
   feature_columns: string[];
   problem_type: ProblemType | null;
   job_id: string;
+  tuning_id?: string | null;
+  tuned_params?: Record<string, JsonValue> | null;
 }
 
 export interface ModelPatch {

@@ -6,10 +6,11 @@
  * a model is read and keeps the outcome in its record (completed -> ready, failed -> failed).
  * Nothing trains in this process.
  */
-import { AppError, type ValidationIssue } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import type { JsonValue } from "../../ports.ts";
-import { lakehouseNamespace, type TenantRef } from "../../tenants/namespaces.ts";
+import type { TenantRef } from "../../tenants/namespaces.ts";
 import type { DatasetStore, FoundryLabPort } from "../ports.ts";
+import { checkTrainingInput, readyDataset } from "./checks.ts";
 import {
   isJsonObject,
   type ModelRecord,
@@ -22,6 +23,7 @@ import {
   type TrainRequest,
 } from "./model.ts";
 import type { LabCatalog, ModelPatch, ModelStore, TrainDefaults, TrainQueue } from "./ports.ts";
+import type { FoundryTuning } from "./tuning.ts";
 
 /** The queue and job name the lab worker consumes (lab/src/lab/jobs/handlers.py). */
 export const FOUNDRY_TRAIN_QUEUE = "foundry-train";
@@ -45,6 +47,8 @@ export interface FoundryModelsDeps {
    */
   artifactDir: ((tenantId: string) => string) | null;
   defaults: TrainDefaults;
+  /** Tuning experiments (tuning.ts), for `tuning_id` and GET /models/{id}/tune; absent: no tuning. */
+  tuning?: FoundryTuning;
 }
 
 const ACTIVE: ModelStatus[] = ["queued", "training"];
@@ -52,16 +56,15 @@ const ACTIVE: ModelStatus[] = ["queued", "training"];
 export class FoundryModels {
   constructor(private readonly deps: FoundryModelsDeps) {}
 
+  /** Tuning experiments (POST /models/tune, GET /models/{id}/tune), beside the runs they feed. */
+  tuningOf(): FoundryTuning {
+    if (!this.deps.tuning) throw new AppError("unavailable", "Tuning is not configured in this installation");
+    return this.deps.tuning;
+  }
+
   /** POST /v1/foundry/models/train: every check before the job is queued; answers at once. */
   async train(t: TenantRef, req: TrainRequest) {
-    const ds = await this.deps.datasets.getDataset(t.tenantId, req.dataset_id);
-    if (!ds) throw new AppError("not_found", `No dataset '${req.dataset_id}'`);
-    if (ds.status !== "ready") {
-      throw new AppError(
-        "conflict",
-        `Dataset '${ds.name}' is not ready (status ${ds.status}): build it and wait for status ready`,
-      );
-    }
+    const ds = await readyDataset(this.deps, t, req.dataset_id);
     const problem = req.problem_type ?? null;
     if (problem && !TRAINABLE_PROBLEM_TYPES.includes(problem)) {
       throw AppError.validation([
@@ -74,59 +77,15 @@ export class FoundryModels {
         },
       ]);
     }
-    const { lab, catalog } = this.deps;
-    if (!lab) throw new AppError("unavailable", "No lakehouse is configured (CAIRN_LAKEHOUSE_URL)");
-    if (!catalog) {
-      throw new AppError(
-        "unavailable",
-        "Model training needs the lakehouse catalog (CAIRN_LAKEHOUSE_CATALOG_URI and CAIRN_LAKEHOUSE_WAREHOUSE)",
-      );
-    }
-    const namespace = lakehouseNamespace(t.slug);
-    const columns = (await lab.schemas(namespace))[ds.output_table];
-    if (!columns) {
-      throw new AppError("conflict", `Dataset '${ds.name}' has no table '${ds.output_table}': build it again`);
-    }
-    const names = new Set(columns.map((c) => c.name));
-    const features = req.feature_columns ?? [];
-    const issues: ValidationIssue[] = [];
-    if (!names.has(req.target_column)) {
-      issues.push({
-        loc: ["body", "target_column"],
-        msg: `Column '${req.target_column}' is not in dataset '${ds.name}'`,
-        type: "value_error",
-        input: req.target_column,
-        ctx: { columns: [...names].slice(0, 200) },
-      });
-    }
-    features.forEach((f, i) => {
-      if (!names.has(f)) {
-        issues.push({
-          loc: ["body", "feature_columns", String(i)],
-          msg: `Column '${f}' is not in dataset '${ds.name}'`,
-          type: "value_error",
-          input: f,
-          ctx: {},
-        });
-      } else if (f === req.target_column) {
-        issues.push({
-          loc: ["body", "feature_columns", String(i)],
-          msg: "The target column cannot also be a feature",
-          type: "value_error",
-          input: f,
-          ctx: {},
-        });
-      }
-    });
-    if (issues.length) throw AppError.validation(issues);
-    // The lab's own checks (one class, all-null features, nothing usable) before anything is queued.
-    await lab.checkTraining({
-      namespace,
-      table: ds.output_table,
-      target_column: req.target_column,
-      ...(features.length ? { feature_columns: [...new Set(features)] } : {}),
-      problem_type: problem === "auto" ? null : problem,
-    });
+    const { namespace, catalog, features } = await checkTrainingInput(this.deps, t, req, problem, ds);
+    // A tuning experiment named in the request hands its best hyperparameters per family to the lab.
+    const tuned = req.tuning_id
+      ? await this.tuningOf().paramsFor(t, req.tuning_id, {
+          dataset_id: ds.id,
+          target_column: req.target_column,
+          problem_type: problem === "auto" ? null : problem,
+        })
+      : null;
 
     const id = crypto.randomUUID();
     const record = await this.deps.models.createModel({
@@ -139,8 +98,11 @@ export class FoundryModels {
       feature_columns: [...new Set(features)],
       problem_type: problem === "auto" ? null : problem,
       job_id: id,
+      tuning_id: tuned?.id ?? null,
+      tuned_params: tuned?.params ?? null,
     });
     const options: Record<string, JsonValue> = {};
+    if (tuned) options.params = tuned.params;
     if (this.deps.defaults.algorithms) options.algorithms = this.deps.defaults.algorithms;
     if (this.deps.defaults.timeoutS) options.timeout_s = this.deps.defaults.timeoutS;
     const data: Record<string, JsonValue> = {

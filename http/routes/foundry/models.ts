@@ -30,6 +30,10 @@ export const TrainBody = z
     problem_type: z.enum(PROBLEM_TYPES).nullable().optional().openapi({
       description: "omitted, null or auto: detected (docs/foundry-models.md); timeseries and anomaly: 422 for now",
     }),
+    tuning_id: z.string().uuid().optional().openapi({
+      description:
+        "a ready tuning experiment (POST /v1/foundry/models/tune) on the same dataset and target: its best hyperparameters per algorithm are used",
+    }),
   })
   .openapi("ModelTrainRequest");
 
@@ -57,6 +61,8 @@ const Model = z
     ...Summary,
     feature_columns: z.array(z.string()),
     requested_problem_type: z.string().nullable(),
+    tuning_id: z.string().nullable().openapi({ description: "the tuning experiment whose best params the run used" }),
+    tuned_params: Json.nullable().openapi({ description: "those params per algorithm: {XGBoost: {max_depth: 4}}" }),
     progress: z
       .any()
       .openapi({ description: "the lab's latest report while queued or training: {stage, done, total, record}" }),

@@ -11,6 +11,7 @@ import { registerFoundryModelRoutes } from "./models.ts";
 import { registerFoundryQueryRoutes } from "./query.ts";
 import { registerFoundryReadModelRoutes } from "./readmodels.ts";
 import { registerFoundryTableRoutes } from "./tables.ts";
+import { registerFoundryTuningRoutes } from "./tuning.ts";
 
 export function registerFoundryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, guards: Guards): void {
   registerFoundryTableRoutes(app, deps, guards);
@@ -18,4 +19,5 @@ export function registerFoundryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
   registerFoundryReadModelRoutes(app, deps, guards);
   registerFoundryQueryRoutes(app, deps, guards);
   registerFoundryModelRoutes(app, deps, guards);
+  registerFoundryTuningRoutes(app, deps, guards);
 }
