@@ -51,31 +51,10 @@ export async function startModelsFixture(env: Record<string, string> = {}): Prom
       body: JSON.stringify(body),
     });
   const get = (path: string) => svc.request(path, { headers });
-  const created = (await (
-    await post("/v1/foundry/datasets", { name: "credit", source_tables: [{ table: "german_credit" }] })
-  ).json()) as { id: string };
-  const build = await post(`/v1/foundry/datasets/${created.id}/build`, {});
-  if (build.status !== 200) throw new Error(`dataset build answered ${build.status}`);
-  await waitFor(
-    "the credit dataset to build",
-    async () => {
-      const { datasets } = (await (await get("/v1/foundry/datasets")).json()) as {
-        datasets: { id: string; status: string; error: string | null }[];
-      };
-      const d = datasets.find((x) => x.id === created.id);
-      if (d?.status === "error") throw new Error(`build failed: ${d.error}`);
-      return d?.status === "ready";
-    },
-    { timeoutMs: 60_000, everyMs: 100 },
-  );
+  const fixture = { gateway, svc, tenant, headers, datasetId: "", post, get };
+  fixture.datasetId = await buildDataset(fixture, "credit", "german_credit");
   return {
-    gateway,
-    svc,
-    tenant,
-    headers,
-    datasetId: created.id,
-    post,
-    get,
+    ...fixture,
     close: async () => {
       await svc.close();
       await gateway.stop();
@@ -87,6 +66,40 @@ export interface LabWorker {
   proc: ChildProcess;
   /** Everything the worker wrote to stderr so far (its JSON log lines). */
   stderr(): string;
+}
+
+/** Creates a dataset over all of `table` through the API, builds it and waits until it is ready. */
+export async function buildDataset(
+  fx: Pick<ModelsFixture, "post" | "get">,
+  name: string,
+  table: string,
+): Promise<string> {
+  const created = (await (await fx.post("/v1/foundry/datasets", { name, source_tables: [{ table }] })).json()) as {
+    id: string;
+  };
+  const build = await fx.post(`/v1/foundry/datasets/${created.id}/build`, {});
+  if (build.status !== 200) throw new Error(`dataset build answered ${build.status}`);
+  await waitFor(
+    `the ${name} dataset to build`,
+    async () => {
+      const { datasets } = (await (await fx.get("/v1/foundry/datasets")).json()) as {
+        datasets: { id: string; status: string; error: string | null }[];
+      };
+      const d = datasets.find((x) => x.id === created.id);
+      if (d?.status === "error") throw new Error(`build failed: ${d.error}`);
+      return d?.status === "ready";
+    },
+    { timeoutMs: 120_000, everyMs: 100 },
+  );
+  return created.id;
+}
+
+/** Imports a CSV file with a header line as the tenant's custom table `table`. */
+export async function importCsv(fx: ModelsFixture, table: string, path: string): Promise<void> {
+  await fx.svc.service.deps.foundry.tables.importFile(fx.tenant, table, "replace", {
+    bytes: new Uint8Array(readFileSync(path)),
+    opts: { format: "csv", header: true, columns: null, delimiter: ",", nullValues: [] },
+  });
 }
 
 /**
