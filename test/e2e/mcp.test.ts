@@ -69,8 +69,8 @@ async function allTools(client: Client): Promise<{ tools: Tool[]; pages: number 
   return { tools, pages };
 }
 
-const textOf = (r: { content?: unknown }) =>
-  ((r.content as { type: string; text?: string }[])[0]?.text ?? "") as string;
+const textOf = (r: unknown) =>
+  (((r as { content: unknown }).content as { type: string; text?: string }[])[0]?.text ?? "") as string;
 
 let m: McpFixture;
 let key: string;
@@ -227,7 +227,8 @@ describe("refusals", () => {
       method: "initialize",
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
     };
-    for (const headers of [{}, { "x-api-key": "ck_not_a_key_of_ours" }]) {
+    const keys: Record<string, string>[] = [{}, { "x-api-key": "ck_not_a_key_of_ours" }];
+    for (const headers of keys) {
       const res = await fetch(m.mcpUrl, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
