@@ -10,6 +10,7 @@
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { AppError } from "../../../domain/errors.ts";
 import { buildCatalogue, type OpenApiDocument, type Tool } from "../../../domain/mcp/index.ts";
 import { DEFAULT_BODY_LIMIT } from "../../body-limit.ts";
 import type { AppEnv } from "../../context.ts";
@@ -19,11 +20,18 @@ import { makeMcpServer } from "./server.ts";
 export interface McpRouteSettings {
   /** `${docs_url}/mcp`. */
   path: string;
+  /** Browser origins allowed besides loopback ones (config CAIRN_MCP_ALLOWED_ORIGINS). */
+  allowedOrigins: string[];
   pageSize: number;
   maxResultBytes: number;
 }
 
-export const DEFAULT_MCP_SETTINGS: McpRouteSettings = { path: "/mcp", pageSize: 50, maxResultBytes: 256 * 1024 };
+export const DEFAULT_MCP_SETTINGS: McpRouteSettings = {
+  path: "/mcp",
+  allowedOrigins: [],
+  pageSize: 50,
+  maxResultBytes: 256 * 1024,
+};
 
 /** Exports are a few hundred KiB; past this an export is offered as a REST download instead. */
 const MAX_BINARY_BYTES = 8 * 1024 * 1024;
@@ -51,6 +59,10 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, setti
   };
 
   app.all(settings.path, async (c) => {
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !originAllowed(origin, settings.allowedOrigins)) {
+      throw new AppError("forbidden", "This Origin may not call the MCP server (CAIRN_MCP_ALLOWED_ORIGINS)");
+    }
     const apiKey = c.req.header("x-api-key");
     const identity = await deps.auth.fromApiKey(apiKey);
     await deps.tenantResolver.resolve(identity.tenantId);
@@ -79,4 +91,19 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, setti
       await server.close();
     }
   });
+}
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * The transport's DNS-rebinding rule: a browser page may call only from a listed origin or
+ * from this machine. A rebinding page has its own (non-loopback) origin, whatever Host it sends.
+ */
+function originAllowed(origin: string, allowed: readonly string[]): boolean {
+  if (allowed.includes(origin.replace(/\/$/, ""))) return true;
+  try {
+    return LOOPBACK.has(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
 }
