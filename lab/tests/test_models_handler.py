@@ -110,7 +110,9 @@ def test_without_an_artifact_dir_the_artifact_comes_back_base64(catalog) -> None
         ({"options": {"budget": 1}}, "unknown option"),
         ({"options": {"timeout_s": -1}}, "timeout_s"),
         ({"target_column": "nope"}, "target column 'nope' is not in the table"),
-        ({"feature_columns": ["a1", "a2"], "problem_type": "anomaly"}, "not trained by"),
+        # timeseries and anomaly go to lab.models.series_run, with its own checks
+        ({"feature_columns": ["a1", "a2"], "problem_type": "timeseries"}, "only its time column"),
+        ({"problem_type": "anomaly", "label_column": 3}, "data.label_column"),
     ],
 )
 def test_bad_job_data_fails_with_a_clear_message(catalog, change, message) -> None:

@@ -109,8 +109,14 @@ def foundry_routes(lakehouse: Lakehouse, engine: QueryEngine) -> list[Route]:
         target = body.get("target_column")
         if not isinstance(target, str) or (features is not None and not isinstance(features, list)):
             raise LakehouseError("bad_request", "target_column must be a string and feature_columns a list")
+        label = body.get("label_column") or None  # anomaly runs only
+        if label is not None and not isinstance(label, str):
+            raise LakehouseError("bad_request", "label_column must be a string")
         try:
-            return check_request(TableRef(lakehouse, ns, table), target, features, problem)
+            # timeseries and anomaly: time column, numeric target, enough points (lab.models.series_run)
+            return check_request(
+                TableRef(lakehouse, ns, table), target, features, problem, label_column=label
+            )
         except ValueError as e:
             raise LakehouseError("unprocessable", str(e)) from None
 

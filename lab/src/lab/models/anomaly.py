@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from lab.models.timeseries import AlgorithmFailed, Executor, call_in_process
+from lab.models.runner import AlgorithmFailed, Executor, call_in_process
 
 ALGORITHMS = ("IsolationForest", "LOF", "OneClassSVM")
 PREFERRED = "IsolationForest"
@@ -66,6 +67,73 @@ def numeric_features(frame: pd.DataFrame, feature_columns: Sequence[str]) -> pd.
     return pd.DataFrame(out, index=frame.index)
 
 
+def _slots(ts: pd.Series, intraday: bool) -> pd.Series:
+    if intraday:
+        return ts.dt.day_of_week * 10_000 + (ts.dt.hour * 60 + ts.dt.minute)
+    return ts.dt.day_of_week
+
+
+@dataclass
+class SeriesFeaturizer:
+    """The derived features of a value series, fitted once (on the training rows) so a saved model
+    derives them for new rows the same way: the slot profile (median value per slot of the week)
+    and the rolling window are kept."""
+
+    time_column: str
+    value_column: str
+    period: int  # rolling window in points (one day of an intraday grid, else 7)
+    intraday: bool  # slots are weekday + time of day (else weekday)
+    profile: dict[int, float]  # median value per slot
+    overall: float  # for a slot the training rows never had
+
+    @classmethod
+    def fit(
+        cls, frame: pd.DataFrame, time_col: str, value_col: str, period: int | None = None
+    ) -> SeriesFeaturizer:
+        ts = pd.to_datetime(frame[time_col]).sort_values()
+        values = pd.to_numeric(frame[value_col], errors="coerce").astype(float).loc[ts.index]
+        step = ts.diff().median()
+        intraday = bool(step and step < pd.Timedelta(days=1))
+        if period is None:
+            period = int(pd.Timedelta(days=1) / step) if intraday else 7
+        profile = values.groupby(_slots(ts, intraday).to_numpy()).median()
+        return cls(
+            time_column=time_col,
+            value_column=value_col,
+            period=max(int(period), 2),
+            intraday=intraday,
+            profile={int(k): float(v) for k, v in profile.items()},
+            overall=float(values.median()),
+        )
+
+    @property
+    def names(self) -> list[str]:
+        v = self.value_column
+        return [v, f"{v}_vs_slot", f"{v}_vs_rolling"]
+
+    def transform(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """One row per input row, sorted by time: the time, the value, its deviation from its slot's
+        median and from a centred rolling mean of one period; ``_row`` is the row's position in
+        ``frame``."""
+        ts = pd.to_datetime(frame[self.time_column]).reset_index(drop=True)
+        values = pd.to_numeric(frame[self.value_column], errors="coerce").astype(float).reset_index(drop=True)
+        order = np.argsort(ts.to_numpy(), kind="stable")
+        ts, values = ts.iloc[order].reset_index(drop=True), values.iloc[order].reset_index(drop=True)
+        slot = _slots(ts, self.intraday)
+        profile = slot.map(self.profile).astype(float).fillna(self.overall)
+        rolling = values.rolling(self.period, min_periods=1, center=True).mean()
+        value, vs_slot, vs_rolling = self.names
+        return pd.DataFrame(
+            {
+                "_row": order,
+                self.time_column: ts,
+                value: values,
+                vs_slot: values - profile,
+                vs_rolling: values - rolling,
+            }
+        )
+
+
 def series_features(
     frame: pd.DataFrame, time_col: str, value_col: str, period: int | None = None
 ) -> pd.DataFrame:
@@ -73,27 +141,8 @@ def series_features(
     deviation from the median of the same slot of the week (or of ``period``), and its deviation
     from a rolling one-period mean. A value that is ordinary for the series but not for its hour and
     weekday (the NAB taxi holidays) stands out in the second column."""
-    ts = pd.to_datetime(frame[time_col])
-    values = pd.to_numeric(frame[value_col], errors="coerce").astype(float)
-    order = np.argsort(ts.to_numpy(), kind="stable")
-    ts, values = ts.iloc[order].reset_index(drop=True), values.iloc[order].reset_index(drop=True)
-    step = ts.diff().median()
-    if period is None:
-        period = int(pd.Timedelta(days=1) / step) if step and step < pd.Timedelta(days=1) else 7
-    if step and step < pd.Timedelta(days=1):
-        slot = ts.dt.day_of_week * 10_000 + (ts.dt.hour * 60 + ts.dt.minute)
-    else:
-        slot = ts.dt.day_of_week
-    profile = values.groupby(slot).transform("median")
-    rolling = values.rolling(max(period, 2), min_periods=1, center=True).mean()
-    return pd.DataFrame(
-        {
-            time_col: ts,
-            value_col: values,
-            f"{value_col}_vs_slot": values - profile,
-            f"{value_col}_vs_rolling": values - rolling,
-        }
-    )
+    featurizer = SeriesFeaturizer.fit(frame, time_col, value_col, period)
+    return featurizer.transform(frame).drop(columns="_row")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,7 +284,8 @@ def run_anomaly(
     ``timeout_s`` (300, for the executor), ``executor`` (``timeseries.process_executor(dir)`` runs
     each detector in its own process under the timeout; the default is a plain call),
     ``time_column`` and ``label_window`` (for window / timestamp labels), ``keep_scores`` (per-row
-    scores and flags in each record).
+    scores and flags in each record), ``algorithm_timeouts`` ({name: seconds} over ``timeout_s``),
+    ``on_record`` (called with each record, the count done and the total as each detector ends).
     Returns {problem_type, features, rows, contamination, preprocessing, algorithms: [{algorithm,
     status, reason, metrics, seconds, threshold, notes}], winner (IsolationForest when it trained,
     else the first trained), preferred, models: {name: Pipeline(preprocess, detector)}}; ``models``
@@ -251,6 +301,8 @@ def run_anomaly(
     wanted = list(options.get("algorithms") or ALGORITHMS)
     executor: Executor = options.get("executor") or call_in_process
     timeout_s = options.get("timeout_s", 300)
+    timeouts = dict(options.get("algorithm_timeouts") or {})
+    on_record: Callable[[dict[str, Any], int, int], None] | None = options.get("on_record")
     features = numeric_features(frame, list(feature_columns))
     if len(features) < 10:
         raise AnomalyInputError(f"anomaly detection needs at least 10 rows; got {len(features)}")
@@ -263,21 +315,28 @@ def run_anomaly(
         )
     records: list[dict[str, Any]] = []
     models: dict[str, Any] = {}
+
+    def done(record: dict[str, Any]) -> None:
+        records.append(record)
+        if on_record is not None:
+            on_record(record, len(records), len(wanted))
+
     for name in wanted:
         record: dict[str, Any] = {"algorithm": name, "status": "skipped", "reason": None, "metrics": {}}
         started = time.perf_counter()
         if name not in FITTERS:
             record.update(reason=f"unknown anomaly algorithm {name!r}", seconds=0.0)
-            records.append(record)
+            done(record)
             continue
+        budget = timeouts.get(name, timeout_s)
         params = dict((options.get("params") or {}).get(name) or {})
         if name == "OneClassSVM":
             params.setdefault("max_rows", int(options.get("ocsvm_max_rows", 5000)))
             params.setdefault("nu", contamination)
         try:
-            out = executor(name, _score, (name, x, seed, params, contamination), timeout_s)
+            out = executor(name, _score, (name, x, seed, params, contamination), budget)
         except TimeoutError as e:
-            record.update(status="timed_out", reason=str(e) or f"exceeded {timeout_s} s")
+            record.update(status="timed_out", reason=str(e) or f"exceeded {budget} s")
         except AlgorithmFailed as e:
             record.update(status="failed", reason=str(e)[:500])
         except Exception as e:  # noqa: BLE001 - one failing detector is recorded, never fatal
@@ -298,7 +357,7 @@ def run_anomaly(
                 record["flags"] = np.flatnonzero(flags).tolist()
             models[name] = Pipeline([("preprocess", prep), ("detector", out["model"])])
         record["seconds"] = round(time.perf_counter() - started, 3)
-        records.append(record)
+        done(record)
     trained = [r["algorithm"] for r in records if r["status"] == "trained"]
     winner = PREFERRED if PREFERRED in trained else (trained[0] if trained else None)
     return {

@@ -116,7 +116,7 @@ def read_artifact_bytes(location: str | Path) -> bytes:
     return Path(location).read_bytes()
 
 
-def load_artifact(source: bytes | str | Path, sha256: str | None = None) -> TrainedModel:
+def load_artifact(source: bytes | str | Path, sha256: str | None = None) -> Any:
     """The model from bytes, a file or an ``s3://`` URL.
 
     ValueError when the content does not match ``sha256``.
@@ -126,6 +126,8 @@ def load_artifact(source: bytes | str | Path, sha256: str | None = None) -> Trai
     if sha256 is not None and digest != sha256:
         raise ValueError(f"artifact hash mismatch: expected {sha256}, got {digest}")
     model = joblib.load(io.BytesIO(data))
-    if not isinstance(model, TrainedModel):
+    from lab.models.series_artifacts import AnomalyModel, ForecastModel  # they import FORMAT from here
+
+    if not isinstance(model, (TrainedModel, ForecastModel, AnomalyModel)):
         raise ValueError(f"not a lab model artifact: {type(model).__name__}")
     return model

@@ -1,6 +1,8 @@
 """``train``: one classification/regression competition from a table to a RunResult and an artifact.
 
 ``train_handler`` is the same as a job handler for ``lab.jobs`` (job data in the docstring).
+Time-series and anomaly runs go to ``lab.models.series_run`` (same RunResult envelope); the
+per-algorithm records and feature importance are in ``lab.models.records``.
 The RunResult is a JSON-serialisable dict; see docs/foundry-models.md for every field.
 """
 
@@ -17,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from lab.models import competition as comp
 from lab.models.artifacts import TrainedModel, serialize, write_artifact
 from lab.models.data import TableRef, load_frame
-from lab.models.preprocess import aggregate, build_preprocessor, output_groups
+from lab.models.preprocess import build_preprocessor, output_groups
+from lab.models.records import algorithm_record, feature_importance
 from lab.models.roster import CRITERION, Algorithm, roster, with_params
 from lab.models.runner import Outcome, Task, default_memory_limit_mb, run_tasks
 
@@ -109,88 +111,23 @@ def _counts(y: np.ndarray, classes: list[Any]) -> dict[str, int]:
     return {str(c): int(n) for c, n in zip(classes, counts, strict=True)}
 
 
-def _record(algorithm: Algorithm, outcome: Outcome) -> dict[str, Any]:
-    import json
-
-    result_path = outcome.out_dir / "result.json"
-    shap_path = outcome.out_dir / "shap.json"
-    record: dict[str, Any] = {
-        "algorithm": algorithm.name,
-        "status": "failed",
-        "reason": outcome.reason,
-        "metrics": None,
-        "seconds": outcome.seconds,
-        "shap": {
-            "status": "skipped",
-            "explainer": algorithm.explainer,
-            "reason": "the algorithm did not train",
-        },
-    }
-    if result_path.exists() and outcome.status in ("finished", "timed_out"):
-        result = json.loads(result_path.read_text())
-        record.update(
-            status="trained",
-            reason=None,
-            metrics=result["metrics"],
-            fit_seconds=result["fit_seconds"],
-            class_weight=result["class_weight"],
-            best_iteration=result["best_iteration"],
-            _sample=result["sample_predictions"],
-        )
-        if shap_path.exists():
-            record["shap"] = json.loads(shap_path.read_text())
-        else:
-            record["shap"] = {
-                "status": "timed_out",
-                "explainer": algorithm.explainer,
-                "reason": outcome.reason,
-            }
-    elif outcome.status == "timed_out":
-        record["status"] = "timed_out"
-    elif outcome.status == "finished":
-        record["reason"] = "the process ended without a result"
-    return record
-
-
-def _importance(
-    model: TrainedModel, groups: list[tuple[str, int, int]], val: pd.DataFrame, y_val: np.ndarray, seed: int
-) -> tuple[str, list[dict[str, Any]]]:
-    est = model.pipeline.named_steps["model"]
-    raw = getattr(est, "feature_importances_", None)
-    method = "model"
-    if raw is None and hasattr(est, "coef_"):
-        coef = np.abs(np.asarray(est.coef_, dtype=np.float64))
-        raw = coef.reshape(-1, coef.shape[-1]).sum(axis=0)
-        method = "abs_coefficients"
-    if raw is not None:
-        per_feature = aggregate(np.asarray(raw, dtype=np.float64).reshape(1, -1), groups)[0]
-        names = [g[0] for g in groups]
-    else:
-        from sklearn.inspection import permutation_importance
-
-        sample = val.iloc[: comp.SHAP_MAX_ROWS]
-        scoring = "accuracy" if model.classes is not None else "neg_mean_absolute_error"
-        res = permutation_importance(
-            model.pipeline, sample, y_val[: len(sample)], n_repeats=3, random_state=seed, scoring=scoring
-        )
-        per_feature = np.clip(res.importances_mean, 0.0, None)
-        names = list(sample.columns)
-        method = "permutation"
-    total = float(per_feature.sum())
-    shares = per_feature / total if total > 0 else per_feature
-    order = np.argsort(-shares, kind="stable")
-    return method, [{"feature": names[i], "importance": round(float(shares[i]), 6)} for i in order]
-
-
 def train_with_artifact(
     source: Any,
     target: str,
     feature_columns: list[str] | None = None,
     problem_type: str | None = None,
     options: TrainOptions | Mapping[str, Any] | None = None,
+    label_column: str | None = None,
 ) -> tuple[dict[str, Any], bytes | None]:
-    """The RunResult and the winning artifact's bytes (None when no algorithm trained)."""
+    """The RunResult and the winning artifact's bytes (None when no algorithm trained).
+
+    ``timeseries`` and ``anomaly`` go to ``lab.models.series_run`` (``label_column``: anomaly only).
+    """
     opts = TrainOptions.from_value(options)
+    if problem_type in ("timeseries", "anomaly"):
+        from lab.models.series_run import train_series
+
+        return train_series(source, target, feature_columns, problem_type, opts, label_column)
     started = time.monotonic()
     loaded = load_frame(source, opts.row_limit)
     prep = comp.prepare(loaded.frame, target, feature_columns, problem_type)
@@ -305,7 +242,7 @@ def train_with_artifact(
         def on_outcome(outcome: Outcome) -> None:
             nonlocal done
             done += 1
-            records[outcome.name] = _record(by_name[outcome.name], outcome)
+            records[outcome.name] = algorithm_record(by_name[outcome.name], outcome)
             if opts.params.get(outcome.name):
                 records[outcome.name]["params"] = dict(opts.params[outcome.name])
             if opts.progress is not None:
@@ -396,7 +333,7 @@ def train_with_artifact(
         sample = winner_record["_sample"]
         if prep.classes is not None:
             sample = [_json_value(prep.classes[int(i)]) for i in sample]
-        method, importance = _importance(model, groups, val_frame, y_val, opts.seed)
+        method, importance = feature_importance(model, groups, val_frame, y_val, opts.seed)
         data, digest = serialize(model)
         result.update(
             winner={
@@ -423,12 +360,17 @@ def check_request(
     feature_columns: list[str] | None = None,
     problem_type: str | None = None,
     row_limit: int | None = None,
+    label_column: str | None = None,
 ) -> dict[str, Any]:
     """The input checks of a run without training (for a 4xx before a job is queued).
 
     Raises the same ``ValueError`` as :func:`train` would; returns what the run would see.
     """
     loaded = load_frame(source, row_limit)
+    if problem_type in ("timeseries", "anomaly"):
+        from lab.models.series_run import check_series
+
+        return check_series(loaded.frame, target, feature_columns, problem_type, label_column)
     prep = comp.prepare(loaded.frame, target, feature_columns, problem_type)
     return {
         "problem_type": prep.problem_type,
@@ -478,6 +420,7 @@ def train_handler(ctx: Any) -> Any:
          "namespace": "t_<tenant>", "table": "<dataset output table>",
          "target_column": "...", "feature_columns": [...] (optional), "problem_type": ... (optional),
          "artifact_dir": "/abs/dir" (optional: else the artifact comes back base64 in the result),
+         "label_column": "..." (optional, anomaly only: non-zero = a labelled anomaly),
          "options": {seed, timeout_s, memory_limit_mb, parallel, n_jobs, row_limit, n_estimators,
                      shap_rows, shap_budget_s, algorithms,
                      params: {algorithm: {hyperparameter: value}}} (optional)}
@@ -504,6 +447,9 @@ def train_handler(ctx: Any) -> Any:
     artifact_dir = data.get("artifact_dir")
     if artifact_dir is not None and not isinstance(artifact_dir, str):
         raise ValueError("train: data.artifact_dir must be a path")
+    label_column = data.get("label_column")
+    if label_column is not None and (not isinstance(label_column, str) or not label_column):
+        raise ValueError("train: data.label_column must be a column name")
     options = TrainOptions.from_value({**raw_options, "artifact_dir": artifact_dir})
     options.progress = ctx.progress
 
@@ -513,7 +459,7 @@ def train_handler(ctx: Any) -> Any:
     lakehouse = Lakehouse(open_catalog(data["catalog_uri"], data["warehouse"]))
     source = TableRef(lakehouse, data["namespace"], data["table"])
     result, blob = train_with_artifact(
-        source, data["target_column"], features, data.get("problem_type"), options
+        source, data["target_column"], features, data.get("problem_type"), options, label_column
     )
     if blob is not None and artifact_dir is None:
         result["artifact"]["base64"] = base64.b64encode(blob).decode("ascii")

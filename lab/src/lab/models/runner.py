@@ -185,3 +185,52 @@ def run_tasks(
             proc.kill()
             proc.join(10)
     return [outcomes[t.name] for t in tasks]
+
+
+# ---------------------------------------------------------------------------------------------
+# One callable in its own process (the time-series and anomaly competitions)
+# ---------------------------------------------------------------------------------------------
+
+Executor = Callable[[str, Callable[..., Any], tuple, "float | None"], Any]
+RESULT_FILE = "result.pkl"
+
+
+class AlgorithmFailed(RuntimeError):
+    """An algorithm's process failed; the message is the reason to record."""
+
+
+def call_in_process(name: str, fn: Callable[..., Any], args: tuple, timeout_s: float | None) -> Any:
+    """The plain executor: fn(*args) in this process. An executor returns fn(*args) or raises:
+    TimeoutError means timed out, AlgorithmFailed carries the reason as is, anything else is a
+    failure of that algorithm."""
+    return fn(*args)
+
+
+def _call_to_file(out_dir: Path, fn: Callable[..., Any], args: tuple) -> None:
+    import pickle
+
+    with (out_dir / RESULT_FILE).open("wb") as fh:
+        pickle.dump(fn(*args), fh)
+
+
+def process_executor(work_dir: Path, memory_mb: int | None = None) -> Executor:
+    """An executor that runs each call in its own spawned process (:func:`run_tasks`) under its
+    wall-clock timeout and memory guard, the return value coming back as a pickle in its directory."""
+
+    def execute(name: str, fn: Callable[..., Any], args: tuple, timeout_s: float | None) -> Any:
+        import pickle
+
+        out_dir = Path(work_dir) / name
+        [outcome] = run_tasks(
+            [Task(name, _call_to_file, (fn, args), out_dir)],
+            timeout_s=float(timeout_s or 300),
+            memory_mb=memory_mb,
+        )
+        if outcome.status == "timed_out":
+            raise TimeoutError(outcome.reason)
+        if outcome.status != "finished":
+            raise AlgorithmFailed(outcome.reason or "the process failed")
+        with (out_dir / RESULT_FILE).open("rb") as fh:
+            return pickle.load(fh)
+
+    return execute

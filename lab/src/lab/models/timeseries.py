@@ -19,17 +19,24 @@ from __future__ import annotations
 
 import logging
 import math
-import pickle
 import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+# Re-exported: the executors live with the process runner (anomaly.py and the tests import them here).
+from lab.models.runner import (  # noqa: F401
+    AlgorithmFailed,
+    Executor,
+    call_in_process,
+    process_executor,
+)
+
 ALGORITHMS = ("Prophet", "ARIMA")
+MIN_POINTS = 10  # fewer points with a time and a value: refused (a holdout of 2, 8 to fit)
 HOLDOUT_FRACTION = 0.2
 SEASONAL_TERMS_MIN_STRENGTH = 0.3
 SEASONAL_DIFFERENCE_MIN_STRENGTH = 0.64  # auto.arima's default seasonal test threshold
@@ -125,8 +132,10 @@ def prepare_series(frame: pd.DataFrame, time_col: str, target: str) -> tuple[pd.
         raw["ds"] = raw["ds"].dt.tz_convert("UTC").dt.tz_localize(None)
     series = raw.groupby("ds", sort=True)["y"].mean()
     duplicates = int(len(raw) - len(series))
-    if len(series) < 4:
-        raise SeriesError(f"a series needs at least 4 points with a time and a value; got {len(series)}")
+    if len(series) < MIN_POINTS:
+        raise SeriesError(
+            f"a series needs at least {MIN_POINTS} points with a time and a value; got {len(series)}"
+        )
     freq = infer_frequency(series.index)
     grid = pd.date_range(series.index[0], series.index[-1], freq=freq)
     filled = 0
@@ -396,57 +405,25 @@ FITTERS: dict[str, Callable[..., tuple[Any, np.ndarray]]] = {"Prophet": fit_prop
 # Competition
 # ---------------------------------------------------------------------------------------------
 
-Executor = Callable[[str, Callable[..., Any], tuple, float | None], Any]
-
-
-def call_in_process(name: str, fn: Callable[..., Any], args: tuple, timeout_s: float | None) -> Any:
-    """The default executor: a plain call. An executor returns fn(*args) or raises: TimeoutError
-    means timed out, AlgorithmFailed carries the reason as is, anything else is a failure."""
-    return fn(*args)
-
-
-class AlgorithmFailed(RuntimeError):
-    """An algorithm's process failed; the message is the reason to record."""
-
-
-RESULT_FILE = "result.pkl"
-
-
-def _call_to_file(out_dir: Path, fn: Callable[..., Any], args: tuple) -> None:
-    with (out_dir / RESULT_FILE).open("wb") as fh:
-        pickle.dump(fn(*args), fh)
-
-
-def process_executor(work_dir: Path, memory_mb: int | None = None) -> Executor:
-    """An executor that runs each algorithm in its own spawned process (``lab.models.runner``) under
-    its wall-clock timeout and memory guard, the result coming back as a pickle in its directory."""
-
-    def execute(name: str, fn: Callable[..., Any], args: tuple, timeout_s: float | None) -> Any:
-        from lab.models.runner import Task, run_tasks
-
-        out_dir = Path(work_dir) / name
-        [outcome] = run_tasks(
-            [Task(name, _call_to_file, (fn, args), out_dir)],
-            timeout_s=float(timeout_s or 300),
-            memory_mb=memory_mb,
-        )
-        if outcome.status == "timed_out":
-            raise TimeoutError(outcome.reason)
-        if outcome.status != "finished":
-            raise AlgorithmFailed(outcome.reason or "the process failed")
-        with (out_dir / RESULT_FILE).open("rb") as fh:
-            return pickle.load(fh)
-
-    return execute
-
 
 def _fit_and_score(
-    name: str, train: pd.DataFrame, test: pd.DataFrame, seed: int, params: dict[str, Any], scale: float
+    name: str,
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    seed: int,
+    params: dict[str, Any],
+    scale: float,
+    full: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
     """Runs one algorithm and returns a picklable record (the model itself stays where it ran
-    unless ``keep_model`` is set, since fitted statsmodels/Prophet objects are large)."""
+    unless ``keep_model`` is set, since fitted statsmodels/Prophet objects are large).
+
+    With ``full`` (the whole series) the algorithm is fitted once more on all of it, with the
+    settings the holdout fit chose (ARIMA's orders and log transform, Prophet's seasonality
+    mode), and ``final`` carries that model as a ``ForecastModel``: the artifact forecasts from
+    the end of the series, not from the end of the training part."""
     keep = params.pop("keep_model", False)
-    model, forecast = FITTERS[name](train, len(test), seed, params)
+    model, forecast = FITTERS[name](train, len(test), seed, dict(params))
     forecast = np.asarray(forecast, dtype=float)
     if forecast.shape != (len(test),) or not np.all(np.isfinite(forecast)):
         raise RuntimeError(f"{name} returned {forecast.shape} values (non-finite or wrong length)")
@@ -459,7 +436,45 @@ def _fit_and_score(
         out["selection"] = selection
     if keep:
         out["model"] = model
+    if full is not None:
+        out["final"] = final_model(name, model, full, seed, params)
     return out
+
+
+def final_model(name: str, model: Any, full: pd.DataFrame, seed: int, params: dict[str, Any]) -> Any:
+    """``name`` refitted on the whole series with the settings ``model`` (its holdout fit) chose."""
+    from lab.models.series_artifacts import ForecastModel
+
+    freq = params.get("freq") or infer_frequency(full["ds"])
+    season = int(params.get("season") or 1)
+    settings = {k: v for k, v in params.items() if k not in ("freq", "season")}
+    if name == "ARIMA":
+        sel = model.selection
+        fixed = {
+            **settings,
+            "season": season,
+            "order": tuple(sel["order"]),
+            "seasonal_order": tuple(sel["seasonal_order"]),
+            "log": sel["log"],
+        }
+        fitted, _ = fit_arima(full, 1, seed, fixed)
+        state: Any = fitted
+        log = bool(sel["log"])
+    else:
+        from prophet.serialize import model_to_json
+
+        settings["seasonality_mode"] = model.seasonality_mode
+        fitted, _ = fit_prophet(full, 1, seed, {**settings, "freq": freq, "season": season})
+        state, log = model_to_json(fitted), False
+    return ForecastModel(
+        algorithm=name,
+        freq=freq,
+        season=season,
+        last_timestamp=pd.Timestamp(full["ds"].iloc[-1]).isoformat(),
+        points=len(full),
+        log=log,
+        state=state,
+    )
 
 
 def run_timeseries(
@@ -470,7 +485,10 @@ def run_timeseries(
     options: ``seed`` (default 42), ``algorithms`` (subset of ALGORITHMS), ``params`` ({name: {...}}),
     ``timeout_s`` (passed to the executor, default 300), ``executor`` (``process_executor(dir)`` runs
     each algorithm in its own process under the timeout; the default is a plain call),
-    ``keep_models`` (return fitted models under ``models``).
+    ``keep_models`` (return fitted models under ``models``), ``algorithm_timeouts`` ({name: seconds},
+    over ``timeout_s``), ``final_models`` (refit each trained algorithm on the whole series in its
+    own process and return the ``ForecastModel``s under ``final_models``), ``on_record`` (called
+    with each record, the count done and the total as each algorithm ends).
     Returns {problem_type, series, holdout, baselines, algorithms: [{algorithm, status, reason, metrics,
     seconds, ...}], winner, criterion}. status is trained | failed | timed_out | skipped.
     """
@@ -479,6 +497,8 @@ def run_timeseries(
     wanted = list(options.get("algorithms") or ALGORITHMS)
     executor: Executor = options.get("executor") or call_in_process
     timeout_s = options.get("timeout_s", 300)
+    timeouts = dict(options.get("algorithm_timeouts") or {})
+    on_record: Callable[[dict[str, Any], int, int], None] | None = options.get("on_record")
     series, info = prepare_series(frame, time_col, target)
     horizon = holdout_size(len(series))
     train, test = series.iloc[:-horizon].reset_index(drop=True), series.iloc[-horizon:].reset_index(drop=True)
@@ -491,21 +511,30 @@ def run_timeseries(
     }
     records: list[dict[str, Any]] = []
     models: dict[str, Any] = {}
+    finals: dict[str, Any] = {}
+    full = series if options.get("final_models") else None
+
+    def done(record: dict[str, Any]) -> None:
+        records.append(record)
+        if on_record is not None:
+            on_record(record, len(records), len(wanted))
+
     for name in wanted:
         record: dict[str, Any] = {"algorithm": name, "status": "skipped", "reason": None, "metrics": {}}
         if name not in FITTERS:
             record["reason"] = f"unknown time-series algorithm {name!r}"
             record["seconds"] = 0.0
-            records.append(record)
+            done(record)
             continue
+        budget = timeouts.get(name, timeout_s)
         params = {"freq": info["freq"], "season": season, **(options.get("params", {}).get(name) or {})}
         if options.get("keep_models"):
             params["keep_model"] = True
         started = time.perf_counter()
         try:
-            out = executor(name, _fit_and_score, (name, train, test, seed, params, scale), timeout_s)
+            out = executor(name, _fit_and_score, (name, train, test, seed, params, scale, full), budget)
         except TimeoutError as e:
-            record.update(status="timed_out", reason=str(e) or f"exceeded {timeout_s} s")
+            record.update(status="timed_out", reason=str(e) or f"exceeded {budget} s")
         except ModuleNotFoundError as e:
             record.update(status="skipped", reason=f"{e.name} is not installed")
         except AlgorithmFailed as e:
@@ -518,8 +547,10 @@ def run_timeseries(
                 record["selection"] = out["selection"]
             if "model" in out:
                 models[name] = out["model"]
+            if "final" in out:
+                finals[name] = out["final"]
         record["seconds"] = round(time.perf_counter() - started, 3)
-        records.append(record)
+        done(record)
     trained = [r for r in records if r["status"] == "trained"]
     winner = min(trained, key=lambda r: r["metrics"]["mae"])["algorithm"] if trained else None
     result: dict[str, Any] = {
@@ -539,4 +570,6 @@ def run_timeseries(
     }
     if options.get("keep_models"):
         result["models"] = models
+    if full is not None:
+        result["final_models"] = finals
     return result
