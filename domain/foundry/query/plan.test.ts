@@ -1,6 +1,7 @@
 /** The rules planner: the shapes it understands, what it refuses, and that caller text never reaches a statement. */
 import { describe, expect, test } from "bun:test";
-import { type KnownCompany, type PlanContext, planQuestion } from "./plan.ts";
+import { planQuestion } from "./plan.ts";
+import type { KnownCompany, PlanContext } from "./plan-types.ts";
 import { checkCypher, checkSql } from "./validate.ts";
 
 const companies: KnownCompany[] = [

@@ -21,7 +21,8 @@ import { lakehouseNamespace, type TenantRef } from "../../tenants/namespaces.ts"
 import type { GraphPort, GraphValue } from "../graph/ports.ts";
 import type { ReadModelPort, ReadModelValue } from "../readmodels/ports.ts";
 import { type LlmPlan, planWithModel, type TableSchema } from "./llm.ts";
-import { type KnownCompany, type MarketWindow, type Plan, planQuestion, type ReadModelAsk } from "./plan.ts";
+import { planQuestion } from "./plan.ts";
+import type { KnownCompany, MarketWindow, Plan, ReadModelAsk } from "./plan-types.ts";
 import { checkCypher, checkSql } from "./validate.ts";
 
 export type QuerySource = "lakehouse" | "timeseries" | "graph" | "readmodel";

@@ -1,0 +1,222 @@
+/** The financial metrics the planner recognises in a question, and the table column each reads. */
+
+export interface Metric {
+  re: RegExp;
+  table: "income_statements" | "financial_ratios";
+  column: string;
+  label: string;
+  /** Ratios read as fractions; money in the reporting currency. */
+  kind: "money" | "ratio" | "number";
+}
+
+/** Most specific first: "net income" before "income", "revenue growth" before "revenue". */
+export const METRICS: Metric[] = [
+  {
+    re: /\brevenue growth\b|\bsales growth\b/,
+    table: "financial_ratios",
+    column: "revenue_growth",
+    label: "revenue growth",
+    kind: "ratio",
+  },
+  {
+    re: /\bearnings per share growth\b|\beps growth\b/,
+    table: "financial_ratios",
+    column: "earnings_per_share_growth",
+    label: "EPS growth",
+    kind: "ratio",
+  },
+  {
+    re: /\bearnings growth\b|\bnet income growth\b/,
+    table: "financial_ratios",
+    column: "earnings_growth",
+    label: "earnings growth",
+    kind: "ratio",
+  },
+  {
+    re: /\boperating income growth\b/,
+    table: "financial_ratios",
+    column: "operating_income_growth",
+    label: "operating income growth",
+    kind: "ratio",
+  },
+  { re: /\bgross margins?\b/, table: "financial_ratios", column: "gross_margin", label: "gross margin", kind: "ratio" },
+  {
+    re: /\boperating margins?\b/,
+    table: "financial_ratios",
+    column: "operating_margin",
+    label: "operating margin",
+    kind: "ratio",
+  },
+  {
+    re: /\bnet margins?\b|\bprofit margins?\b|\bnet profit margins?\b/,
+    table: "financial_ratios",
+    column: "net_margin",
+    label: "net margin",
+    kind: "ratio",
+  },
+  {
+    re: /\breturn on equity\b|\broe\b/,
+    table: "financial_ratios",
+    column: "return_on_equity",
+    label: "return on equity",
+    kind: "ratio",
+  },
+  {
+    re: /\breturn on assets\b|\broa\b/,
+    table: "financial_ratios",
+    column: "return_on_assets",
+    label: "return on assets",
+    kind: "ratio",
+  },
+  {
+    re: /\breturn on invested capital\b|\broic\b/,
+    table: "financial_ratios",
+    column: "return_on_invested_capital",
+    label: "return on invested capital",
+    kind: "ratio",
+  },
+  {
+    re: /\bcurrent ratio\b/,
+    table: "financial_ratios",
+    column: "current_ratio",
+    label: "current ratio",
+    kind: "number",
+  },
+  { re: /\bquick ratio\b/, table: "financial_ratios", column: "quick_ratio", label: "quick ratio", kind: "number" },
+  { re: /\bcash ratio\b/, table: "financial_ratios", column: "cash_ratio", label: "cash ratio", kind: "number" },
+  {
+    re: /\bdebt[- ]to[- ]equity\b/,
+    table: "financial_ratios",
+    column: "debt_to_equity",
+    label: "debt to equity",
+    kind: "number",
+  },
+  {
+    re: /\bdebt[- ]to[- ]assets\b/,
+    table: "financial_ratios",
+    column: "debt_to_assets",
+    label: "debt to assets",
+    kind: "number",
+  },
+  {
+    re: /\binterest coverage\b/,
+    table: "financial_ratios",
+    column: "interest_coverage",
+    label: "interest coverage",
+    kind: "number",
+  },
+  {
+    re: /\basset turnover\b/,
+    table: "financial_ratios",
+    column: "asset_turnover",
+    label: "asset turnover",
+    kind: "number",
+  },
+  {
+    re: /\bprice[- ]to[- ]earnings\b|\bp\/e\b|\bpe ratio\b/,
+    table: "financial_ratios",
+    column: "price_to_earnings_ratio",
+    label: "P/E ratio",
+    kind: "number",
+  },
+  {
+    re: /\bprice[- ]to[- ]book\b|\bp\/b\b/,
+    table: "financial_ratios",
+    column: "price_to_book_ratio",
+    label: "P/B ratio",
+    kind: "number",
+  },
+  {
+    re: /\bprice[- ]to[- ]sales\b|\bp\/s\b/,
+    table: "financial_ratios",
+    column: "price_to_sales_ratio",
+    label: "P/S ratio",
+    kind: "number",
+  },
+  {
+    re: /\benterprise value\b/,
+    table: "financial_ratios",
+    column: "enterprise_value",
+    label: "enterprise value",
+    kind: "money",
+  },
+  { re: /\bpayout ratio\b/, table: "financial_ratios", column: "payout_ratio", label: "payout ratio", kind: "ratio" },
+  {
+    re: /\bbook value per share\b/,
+    table: "financial_ratios",
+    column: "book_value_per_share",
+    label: "book value per share",
+    kind: "number",
+  },
+  {
+    re: /\bdiluted (?:eps|earnings per share)\b/,
+    table: "income_statements",
+    column: "earnings_per_share_diluted",
+    label: "diluted EPS",
+    kind: "number",
+  },
+  {
+    re: /\beps\b|\bearnings per share\b/,
+    table: "income_statements",
+    column: "earnings_per_share",
+    label: "EPS",
+    kind: "number",
+  },
+  {
+    re: /\bgross profits?\b/,
+    table: "income_statements",
+    column: "gross_profit",
+    label: "gross profit",
+    kind: "money",
+  },
+  {
+    re: /\boperating income\b|\boperating profits?\b/,
+    table: "income_statements",
+    column: "operating_income",
+    label: "operating income",
+    kind: "money",
+  },
+  {
+    re: /\boperating expenses?\b|\bopex\b/,
+    table: "income_statements",
+    column: "operating_expense",
+    label: "operating expense",
+    kind: "money",
+  },
+  {
+    re: /\bcost of (?:revenue|sales|goods sold)\b|\bcogs\b/,
+    table: "income_statements",
+    column: "cost_of_revenue",
+    label: "cost of revenue",
+    kind: "money",
+  },
+  {
+    re: /\bresearch and development\b|\br&d\b|\br & d\b/,
+    table: "income_statements",
+    column: "research_and_development",
+    label: "R&D expense",
+    kind: "money",
+  },
+  {
+    re: /\bsg&a\b|\bselling, general and administrative\b/,
+    table: "income_statements",
+    column: "selling_general_and_administrative_expenses",
+    label: "SG&A",
+    kind: "money",
+  },
+  { re: /\bebit\b/, table: "income_statements", column: "ebit", label: "EBIT", kind: "money" },
+  {
+    re: /\bnet income\b|\bnet profits?\b|\bnet earnings\b|\bnet loss(?:es)?\b|\bprofits?\b|\bearnings\b/,
+    table: "income_statements",
+    column: "net_income",
+    label: "net income",
+    kind: "money",
+  },
+  {
+    re: /\brevenues?\b|\bsales\b|\bturnover\b|\btop line\b/,
+    table: "income_statements",
+    column: "revenue",
+    label: "revenue",
+    kind: "money",
+  },
+];
