@@ -15,7 +15,7 @@ import { buildCatalogue, type OpenApiDocument, type Tool } from "../../../domain
 import { DEFAULT_BODY_LIMIT } from "../../body-limit.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
-import { makeMcpServer } from "./server.ts";
+import { authInfoOf, McpServerPool } from "./server.ts";
 
 export interface McpRouteSettings {
   /** `${docs_url}/mcp`. */
@@ -51,12 +51,12 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, setti
     );
     return tools;
   };
-  const options = {
+  const pool = new McpServerPool({
     tools: catalogue,
     pageSize: settings.pageSize,
     limits: { maxBytes: settings.maxResultBytes, maxBinaryBytes: MAX_BINARY_BYTES },
     request: (url: string, init: RequestInit) => app.request(url, init),
-  };
+  });
 
   app.all(settings.path, async (c) => {
     const origin = c.req.header("origin");
@@ -78,18 +78,19 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, setti
         return jsonRpcError(400, -32700, "Parse error: the body is not JSON or is nested too deeply");
       }
     }
-    const server = makeMcpServer(options, { apiKey: apiKey as string, requestId: c.get("requestId") });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: DEFAULT_BODY_LIMIT,
+    const caller = { apiKey: apiKey as string, requestId: c.get("requestId") };
+    return pool.with(async (server) => {
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        maxRequestBodySize: DEFAULT_BODY_LIMIT,
+      });
+      await server.connect(transport);
+      return transport.handleRequest(c.req.raw, {
+        authInfo: authInfoOf(caller),
+        ...(parsedBody === undefined ? {} : { parsedBody }),
+      });
     });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(c.req.raw, parsedBody === undefined ? {} : { parsedBody });
-    } finally {
-      await server.close();
-    }
   });
 }
 
