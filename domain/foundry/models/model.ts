@@ -9,8 +9,6 @@ export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
 export const PROBLEM_TYPES = ["classification", "regression", "timeseries", "anomaly", "auto"] as const;
 export type ProblemType = (typeof PROBLEM_TYPES)[number];
-/** Problem types this increment trains; timeseries and anomaly answer 422 (docs/decisions.md). */
-export const TRAINABLE_PROBLEM_TYPES: readonly ProblemType[] = ["classification", "regression", "auto"];
 
 /** POST /v1/foundry/models/train (4.9, exactly). */
 export interface TrainRequest {
@@ -19,6 +17,8 @@ export interface TrainRequest {
   target_column: string;
   feature_columns?: string[] | undefined;
   problem_type?: ProblemType | null | undefined;
+  /** Anomaly runs only, beyond the spec: a 0/1 or boolean column of known anomalies (precision/recall). */
+  label_column?: string | null | undefined;
   /** A ready tuning experiment on the same dataset and target: its best params per family are used. */
   tuning_id?: string | undefined;
 }
@@ -96,8 +96,26 @@ export function modelView(m: ModelRecord) {
     imbalance_ratio: typeof r?.imbalance_ratio === "number" ? r.imbalance_ratio : null,
     smote_applied: typeof r?.smote_applied === "boolean" ? r.smote_applied : null,
     class_weight_applied: typeof r?.class_weight_applied === "boolean" ? r.class_weight_applied : null,
+    ...seriesView(r),
     artifact: m.artifact_sha256 ? { sha256: m.artifact_sha256, path: m.artifact_path } : null,
     result: r,
+  };
+}
+
+const str = (v: JsonValue | undefined) => (typeof v === "string" ? v : null);
+
+/**
+ * Time-series and anomaly fields of the view (null for the other types): the time and label
+ * columns, the detector used for inference (anomaly: IsolationForest, spec 4.9), the forecast
+ * horizon (holdout points) and the series' frequency (a pandas offset alias: MS, D, 30min).
+ */
+function seriesView(r: Record<string, JsonValue> | null) {
+  return {
+    time_column: str(r?.time_column),
+    label_column: str(r?.label_column),
+    inference_algorithm: str(r?.inference_algorithm),
+    horizon: typeof r?.horizon === "number" ? r.horizon : null,
+    frequency: str(r?.frequency),
   };
 }
 

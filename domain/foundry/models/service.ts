@@ -8,7 +8,7 @@
  */
 import { AppError } from "../../errors.ts";
 import type { JsonValue } from "../../ports.ts";
-import type { TenantRef } from "../../tenants/namespaces.ts";
+import { lakehouseNamespace, type TenantRef } from "../../tenants/namespaces.ts";
 import type { DatasetStore, FoundryLabPort } from "../ports.ts";
 import { checkTrainingInput, readyDataset } from "./checks.ts";
 import {
@@ -19,10 +19,10 @@ import {
   modelView,
   objects,
   storableResult,
-  TRAINABLE_PROBLEM_TYPES,
   type TrainRequest,
 } from "./model.ts";
 import type { LabCatalog, ModelPatch, ModelStore, TrainDefaults, TrainQueue } from "./ports.ts";
+import { checkSeriesRequest } from "./series-checks.ts";
 import type { FoundryTuning } from "./tuning.ts";
 
 /** The queue and job name the lab worker consumes (lab/src/lab/jobs/handlers.py). */
@@ -66,18 +66,14 @@ export class FoundryModels {
   async train(t: TenantRef, req: TrainRequest) {
     const ds = await readyDataset(this.deps, t, req.dataset_id);
     const problem = req.problem_type ?? null;
-    if (problem && !TRAINABLE_PROBLEM_TYPES.includes(problem)) {
-      throw AppError.validation([
-        {
-          loc: ["body", "problem_type"],
-          msg: `problem_type '${problem}' is not trained yet: use classification, regression or auto`,
-          type: "value_error",
-          input: problem,
-          ctx: { supported: [...TRAINABLE_PROBLEM_TYPES] },
-        },
-      ]);
-    }
-    const { namespace, catalog, features } = await checkTrainingInput(this.deps, t, req, problem, ds);
+    const label = req.label_column ?? null;
+    const series = problem === "timeseries" || problem === "anomaly" || label !== null;
+    // Time-series and anomaly checks from the column types (series-checks.ts): a timeseries run
+    // is queued with its time column resolved as feature_columns[0].
+    const columns =
+      series && this.deps.lab ? (await this.deps.lab.schemas(lakehouseNamespace(t.slug)))[ds.output_table] : undefined;
+    const requested = columns ? { ...req, feature_columns: checkSeriesRequest(columns, req, problem, ds.name) } : req;
+    const { namespace, catalog, features } = await checkTrainingInput(this.deps, t, requested, problem, ds);
     // A tuning experiment named in the request hands its best hyperparameters per family to the lab.
     const tuned = req.tuning_id
       ? await this.tuningOf().paramsFor(t, req.tuning_id, {
@@ -118,6 +114,7 @@ export class FoundryModels {
     };
     if (record.feature_columns.length) data.feature_columns = record.feature_columns;
     if (record.problem_type) data.problem_type = record.problem_type;
+    if (label !== null) data.label_column = label;
     if (this.deps.artifactDir) data.artifact_dir = this.deps.artifactDir(t.tenantId);
     try {
       // Two attempts: a lab worker that dies mid-run loses its lease, and the next worker to

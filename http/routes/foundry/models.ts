@@ -28,7 +28,12 @@ export const TrainBody = z
       .default([])
       .openapi({ description: "empty: every column except the target" }),
     problem_type: z.enum(PROBLEM_TYPES).nullable().optional().openapi({
-      description: "omitted, null or auto: detected (docs/foundry-models.md); timeseries and anomaly: 422 for now",
+      description:
+        "omitted, null or auto: classification or regression, detected (docs/foundry-models.md; auto never picks timeseries or anomaly). timeseries: target_column is the numeric series, feature_columns[0] its time column (default: the table's single date/timestamp column). anomaly: target_column is the numeric value scored",
+    }),
+    label_column: Column.nullable().optional().openapi({
+      description:
+        "beyond the spec, anomaly runs only: a 0/1 or boolean column of known anomalies (non-zero = anomaly), never a feature; the run reports precision/recall at it",
     }),
     tuning_id: z.string().uuid().optional().openapi({
       description:
@@ -74,6 +79,23 @@ const Model = z
     imbalance_ratio: z.number().nullable(),
     smote_applied: z.boolean().nullable(),
     class_weight_applied: z.boolean().nullable(),
+    time_column: z
+      .string()
+      .nullable()
+      .openapi({ description: "timeseries: the time column; anomaly: the one that gave derived series features" }),
+    label_column: z.string().nullable().openapi({ description: "anomaly: the label column of the request" }),
+    inference_algorithm: z
+      .string()
+      .nullable()
+      .openapi({ description: "anomaly: the detector saved for inference (IsolationForest, spec 4.9)" }),
+    horizon: z
+      .number()
+      .nullable()
+      .openapi({ description: "timeseries: points forecast in the holdout (the last 20%)" }),
+    frequency: z
+      .string()
+      .nullable()
+      .openapi({ description: "timeseries: the series' frequency (pandas alias: MS, D, 30min)" }),
     artifact: z.object({ sha256: z.string(), path: z.string().nullable() }).nullable(),
     result: Json.nullable().openapi({ description: "the lab's full run result (docs/foundry-models.md)" }),
   })
