@@ -83,4 +83,17 @@ describe("MCP settings", () => {
     expect((await post("http://localhost:5173")).status).toBe(200);
     expect((await post("https://app.example.com", false)).status).toBe(401);
   });
+
+  test("the body limit and the JSON depth guard run before the protocol reads anything", async () => {
+    const headers = {
+      "x-api-key": key,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const big = await fetch(m.mcpUrl, { method: "POST", headers, body: `"${"a".repeat(2 * 1024 * 1024)}"` });
+    expect(big.status).toBe(413);
+    const deep = await fetch(m.mcpUrl, { method: "POST", headers, body: `${"[".repeat(10_000)}${"]".repeat(10_000)}` });
+    expect(deep.status).toBe(400);
+    expect(((await deep.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
 });
