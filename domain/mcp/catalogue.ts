@@ -27,7 +27,8 @@ export interface ToolDefinition {
   description: string;
   inputSchema: JsonSchema & { type: "object" };
   outputSchema?: JsonSchema & { type: "object" };
-  annotations: { readOnlyHint: boolean; openWorldHint: boolean };
+  /** GET operations are read-only; nothing else is claimed about the others. */
+  annotations: { readOnlyHint: boolean };
 }
 
 /** How a tool's arguments become the REST request, and what its result is. */
@@ -123,7 +124,7 @@ function toTool(name: string, method: string, path: string, op: OpenApiOperation
     name,
     description: [op.summary ?? `${method.toUpperCase()} ${path}`, `(REST: ${method.toUpperCase()} ${path})`].join(" "),
     inputSchema: { type: "object", properties, ...(required.length > 0 ? { required: [...new Set(required)] } : {}) },
-    annotations: { readOnlyHint: method === "get", openWorldHint: false },
+    annotations: { readOnlyHint: method === "get" },
   };
   const outputSchema = out ? outputSchemaOf(out, arrayResult) : undefined;
   if (outputSchema) definition.outputSchema = outputSchema;

@@ -148,6 +148,17 @@ describe("every 4.4 tool answers what REST answers", () => {
     expect((income as { revenue: number }[])[0]?.revenue).toBe(470);
   });
 
+  test("company facts, revenue segments and news history (named as tools beside 4.4)", async () => {
+    await same("get_v1_companies_cik", { cik: FIXTURE_CIK }, `/v1/companies/${FIXTURE_CIK}`);
+    await same(
+      "get_v1_financials_cik_revenue-segments",
+      { cik: FIXTURE_CIK },
+      `/v1/financials/${FIXTURE_CIK}/revenue-segments`,
+    );
+    const news = await same("get_v1_news", { limit: 5 }, "/v1/news?limit=5");
+    expect(JSON.stringify(news)).toContain(m.articleId);
+  });
+
   test("news article by id", async () => {
     const article = await same("get_v1_news_article_id", { article_id: m.articleId }, `/v1/news/${m.articleId}`);
     expect((article as { article_id: string }).article_id).toBe(m.articleId);
