@@ -11,7 +11,8 @@
  *   label column: all three detectors scored, IsolationForest preferred for inference,
  *   precision/recall at the labels;
  * - refusals before anything is queued: a timeseries request on a table without a date or
- *   timestamp column, a non-numeric target, a label column on a classification run.
+ *   timestamp column, a non-numeric target, too few points (the lab's check on the rows), a
+ *   label column on a classification run.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -26,6 +27,7 @@ import {
 } from "../foundry-models.ts";
 import { LAB_PYTHON } from "../lakehouse.ts";
 import { sharedData } from "../shared-data.ts";
+import { waitFor } from "../wait.ts";
 
 const SERIES = sharedData("ml/timeseries", "foundry time-series models");
 const ANOMALY = sharedData("ml/anomaly", "foundry anomaly models");
@@ -170,7 +172,7 @@ describe.if(existsSync(LAB_PYTHON) && SERIES !== undefined && ANOMALY !== undefi
       expect(anShap).toMatchObject({ status: "skipped", reason: "anomaly models are skipped by spec 2.8" });
     }, 600_000);
 
-    test("refused with 422 before anything is queued: no time column, a non-numeric target, a misplaced label", async () => {
+    test("refused with 422 before anything is queued: no time column, a non-numeric target, too few points, a misplaced label", async () => {
       const f = fx as ModelsFixture;
       const before = ((await (await f.get("/v1/foundry/models")).json()) as { models: unknown[] }).models.length;
       const post = (body: Record<string, unknown>) =>
@@ -206,6 +208,34 @@ describe.if(existsSync(LAB_PYTHON) && SERIES !== undefined && ANOMALY !== undefi
       });
       expect(textSeries.status).toBe(422);
       expect(((await textSeries.json()) as Detail).detail[0]?.msg).toContain("is not numeric");
+
+      // The lab's own check on the rows (POST /foundry/models/check): eight months are too few points.
+      const created = (await (
+        await f.post("/v1/foundry/datasets", {
+          name: "airline 1949",
+          source_tables: [{ table: "airline_passengers" }],
+          filters: [{ column: "month", op: "<", value: "1949-09-01" }],
+        })
+      ).json()) as { id: string };
+      expect((await f.post(`/v1/foundry/datasets/${created.id}/build`, {})).status).toBe(200);
+      await waitFor(
+        "the eight-month dataset to build",
+        async () => {
+          const { datasets } = (await (await f.get("/v1/foundry/datasets")).json()) as {
+            datasets: { id: string; status: string }[];
+          };
+          return datasets.find((x) => x.id === created.id)?.status === "ready";
+        },
+        { timeoutMs: 60_000, everyMs: 100 },
+      );
+      const short = await f.post("/v1/foundry/models/train", {
+        dataset_id: created.id,
+        name: "refused",
+        target_column: "passengers",
+        problem_type: "timeseries",
+      });
+      expect(short.status).toBe(422);
+      expect(((await short.json()) as Detail).detail[0]?.msg).toContain("at least 10 points");
 
       const label = await post({ target_column: "class", problem_type: "classification", label_column: "age" });
       expect(label.status).toBe(422);
