@@ -48,6 +48,7 @@ export class FoundryLabClient implements FoundryLabPort {
     target_column: string;
     feature_columns?: string[];
     problem_type?: string | null;
+    label_column?: string;
   }): Promise<Record<string, unknown>> {
     const { status, body } = await this.gateway.call<Record<string, unknown>>("POST", "/foundry/models/check", {
       body: req,

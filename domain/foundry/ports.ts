@@ -81,6 +81,8 @@ export interface FoundryLabPort {
     target_column: string;
     feature_columns?: string[];
     problem_type?: string | null;
+    /** Anomaly runs: the column of known anomalies (beyond the spec). */
+    label_column?: string;
   }): Promise<Record<string, unknown>>;
   /** Every table of the namespace with its columns (one call). */
   schemas(namespace: string): Promise<Record<string, LakehouseColumn[]>>;

@@ -23,6 +23,8 @@ export interface InputRequest {
   dataset_id: string;
   target_column: string;
   feature_columns?: string[] | undefined;
+  /** Anomaly runs: the column of known anomalies, checked by the lab with the rest. */
+  label_column?: string | null | undefined;
 }
 
 export interface CheckedInput {
@@ -111,6 +113,7 @@ export async function checkTrainingInput(
     target_column: req.target_column,
     ...(unique.length ? { feature_columns: unique } : {}),
     problem_type: problem === "auto" ? null : problem,
+    ...(req.label_column ? { label_column: req.label_column } : {}),
   });
   return { dataset: ds, namespace, catalog, features: unique };
 }
