@@ -350,6 +350,10 @@ def train_with_artifact(
         )
         if opts.artifact_dir is not None:
             result["artifact"]["path"] = str(write_artifact(data, opts.artifact_dir))
+        # The ONNX fast path (docs/foundry-onnx.md): `<sha256>.onnx` beside the artifact, or why not.
+        from lab.models.onnx_export import onnx_record
+
+        result["artifact"]["onnx"] = onnx_record(model, val_frame, opts.artifact_dir)
     result["seconds"] = round(time.monotonic() - started, 3)
     return result, data
 
