@@ -13,6 +13,7 @@ import { loadKeyRing } from "../adapters/secrets/index.ts";
 import type { Config } from "../config.ts";
 import { AppError } from "../domain/errors.ts";
 import type { FinancialsStore, ResearchStores } from "../domain/financials/ports.ts";
+import type { AgentPredictor } from "../domain/foundry/agents/ports.ts";
 import { checkGraphFeature, graphKeyAt } from "../domain/foundry/graph/cypher.ts";
 import type { LakehouseCatalogStore, LakehousePort } from "../domain/lakehouse/ports.ts";
 import { NewsService } from "../domain/news/service.ts";
@@ -50,6 +51,7 @@ import {
 } from "./engines.ts";
 import { openFinancialsService } from "./financials.ts";
 import { openFoundry } from "./foundry.ts";
+import { openFoundryAgents } from "./foundry-agents.ts";
 import { type GraphEngine, openGraph } from "./graph.ts";
 import { openTiering, startWorkers } from "./jobs.ts";
 import { openLakehouseService } from "./lakehouse.ts";
@@ -65,6 +67,8 @@ export interface ServiceOptions {
    * shares its document index, time-series and graph servers (tests); not closed here.
    */
   sharedEngines?: Omit<ProvisioningEngines, "lakehouse">;
+  /** The deployed models Foundry agents predict with (tests pass their own; default: none deployed). */
+  agentPredictor?: AgentPredictor;
 }
 
 export interface Service {
@@ -231,6 +235,18 @@ function openAreas(config: Config, f: Foundation, engines: ProvisioningEngines, 
     documentIndex: engines.documentIndex,
   });
   workers.push(...foundry.workers);
+  const agents = openFoundryAgents({
+    config,
+    store,
+    queue,
+    lakehouse: engines.lakehouse,
+    logger,
+    mailer,
+    predictor: opts.agentPredictor,
+    foundry: foundry.service,
+  });
+  workers.push(...agents.workers);
+  agents.scheduler?.start();
   const services = {
     user: new UserService({ keys: store, keyCache: auth, usage: f.usage }),
     tenants: new TenantsService({ admin: tenantAdmin, store }),

@@ -57,6 +57,29 @@ export const foundryEnv = z.object({
     ),
   /** Wall-clock cap of one tuning study, seconds; unset = none (its 12 trials end it). */
   CAIRN_FOUNDRY_TUNE_TIMEOUT_S: z.coerce.number().int().min(1).max(86_400).optional(),
+  /**
+   * MLServer's address (Open Inference Protocol v2 REST; scripts/run.sh starts it on 127.0.0.1)
+   * and its model repository folder, which deploys write model-settings.json into
+   * (docs/foundry-serving.md). Unset: deploy and predict answer 503.
+   */
+  CAIRN_FOUNDRY_INFERENCE_URL: optionalUrl(["http", "https"]),
+  CAIRN_FOUNDRY_INFERENCE_REPOSITORY: z.string().trim().min(1).optional(),
+  /** How often each instance looks for due agent fires (docs/foundry-agents.md), ms; 0 = no scheduler. */
+  CAIRN_FOUNDRY_AGENT_TICK_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  /** Alert deduplication window: one notification per agent, entity and window, ms; default 1 hour. */
+  CAIRN_FOUNDRY_AGENT_ALERT_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(30 * 86_400_000)
+    .default(3_600_000),
+  /** Delivery attempts of one notification (the first included) and the backoff base between them, ms. */
+  CAIRN_FOUNDRY_AGENT_ALERT_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(5),
+  CAIRN_FOUNDRY_AGENT_ALERT_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(2_000),
+  /** Deadline of one webhook POST, ms. */
+  CAIRN_FOUNDRY_AGENT_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Rows per batch of a batch agent's run. */
+  CAIRN_FOUNDRY_AGENT_BATCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(5_000),
 });
 
 type FoundryEnv = z.infer<typeof foundryEnv>;
@@ -70,6 +93,17 @@ export interface FoundryConfig {
     labCatalog: { catalogUri: string; warehouse: string } | null;
     train: { algorithms: string[] | null; timeoutS: number | null };
     tune: { families: string[] | null; timeoutS: number | null };
+    /** The inference server and its model repository; null when either variable is unset. */
+    inference: { url: string; repository: string } | null;
+    /** Agents: scheduler tick (0 = off), alert window, delivery attempts and backoff, webhook deadline, batch size. */
+    agents: {
+      tickMs: number;
+      alertWindowMs: number;
+      alertAttempts: number;
+      alertBackoffMs: number;
+      webhookTimeoutMs: number;
+      batchRows: number;
+    };
   };
 }
 
@@ -92,6 +126,18 @@ export function foundryConfig(e: FoundryEnv): FoundryConfig {
           : null,
       train: { algorithms: e.CAIRN_FOUNDRY_TRAIN_ALGORITHMS, timeoutS: e.CAIRN_FOUNDRY_TRAIN_TIMEOUT_S ?? null },
       tune: { families: e.CAIRN_FOUNDRY_TUNE_FAMILIES, timeoutS: e.CAIRN_FOUNDRY_TUNE_TIMEOUT_S ?? null },
+      inference:
+        e.CAIRN_FOUNDRY_INFERENCE_URL && e.CAIRN_FOUNDRY_INFERENCE_REPOSITORY
+          ? { url: e.CAIRN_FOUNDRY_INFERENCE_URL, repository: e.CAIRN_FOUNDRY_INFERENCE_REPOSITORY }
+          : null,
+      agents: {
+        tickMs: e.CAIRN_FOUNDRY_AGENT_TICK_MS,
+        alertWindowMs: e.CAIRN_FOUNDRY_AGENT_ALERT_WINDOW_MS,
+        alertAttempts: e.CAIRN_FOUNDRY_AGENT_ALERT_ATTEMPTS,
+        alertBackoffMs: e.CAIRN_FOUNDRY_AGENT_ALERT_BACKOFF_MS,
+        webhookTimeoutMs: e.CAIRN_FOUNDRY_AGENT_WEBHOOK_TIMEOUT_MS,
+        batchRows: e.CAIRN_FOUNDRY_AGENT_BATCH_ROWS,
+      },
     },
   };
 }
