@@ -11,7 +11,6 @@ import { registerFoundryDatasetRoutes } from "./datasets.ts";
 import { registerFoundryModelRoutes } from "./models.ts";
 import { registerFoundryQueryRoutes } from "./query.ts";
 import { registerFoundryReadModelRoutes } from "./readmodels.ts";
-import { registerFoundryServingRoutes } from "./serving.ts";
 import { registerFoundryTableRoutes } from "./tables.ts";
 import { registerFoundryTuningRoutes } from "./tuning.ts";
 
@@ -22,6 +21,5 @@ export function registerFoundryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
   registerFoundryQueryRoutes(app, deps, guards);
   registerFoundryModelRoutes(app, deps, guards);
   registerFoundryTuningRoutes(app, deps, guards);
-  registerFoundryServingRoutes(app, deps, guards);
   registerFoundryAgentRoutes(app, deps, guards);
 }
