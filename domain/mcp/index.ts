@@ -10,6 +10,7 @@ export {
 } from "./catalogue.ts";
 export { baseToolName, isToolName, MAX_TOOL_NAME, toolNames } from "./names.ts";
 export type { OpenApiDocument } from "./openapi.ts";
+export type { McpCaller, OpenApiSource, RestDispatch } from "./ports.ts";
 export { type RestRequest, restRequest, resultOffset, type ValidationIssue } from "./request.ts";
 export {
   type RestReply,
@@ -21,3 +22,4 @@ export {
   toolResult,
   validationResult,
 } from "./results.ts";
+export { McpTools, type McpToolsOptions } from "./service.ts";

@@ -11,11 +11,11 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AppError } from "../../../domain/errors.ts";
-import { buildCatalogue, type OpenApiDocument, type Tool } from "../../../domain/mcp/index.ts";
+import { McpTools, type OpenApiDocument } from "../../../domain/mcp/index.ts";
 import { DEFAULT_BODY_LIMIT } from "../../body-limit.ts";
 import type { AppEnv } from "../../context.ts";
 import type { AppDeps } from "../../deps.ts";
-import { authInfoOf, McpServerPool } from "./server.ts";
+import { appDispatch, authInfoOf, McpServerPool } from "./server.ts";
 
 export interface McpRouteSettings {
   /** `${docs_url}/mcp`. */
@@ -43,20 +43,15 @@ const jsonRpcError = (status: number, code: number, message: string, headers: Re
   });
 
 export function registerMcpRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, settings: McpRouteSettings): void {
-  // Built on first use: every route (and so the OpenAPI document) is registered by then.
-  let tools: Tool[] | null = null;
-  const catalogue = () => {
-    tools ??= buildCatalogue(
+  const tools = new McpTools({
+    // Read on first use: every route (and so the OpenAPI document) is registered by then.
+    openApi: () =>
       app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Cairn API", version: "1.0.0" } }) as OpenApiDocument,
-    );
-    return tools;
-  };
-  const pool = new McpServerPool({
-    tools: catalogue,
+    rest: appDispatch((url, init) => app.request(url, init)),
     pageSize: settings.pageSize,
     limits: { maxBytes: settings.maxResultBytes, maxBinaryBytes: MAX_BINARY_BYTES },
-    request: (url: string, init: RequestInit) => app.request(url, init),
   });
+  const pool = new McpServerPool(tools);
 
   app.all(settings.path, async (c) => {
     const origin = c.req.header("origin");

@@ -2,38 +2,20 @@
  * The MCP servers behind the stateless route: each HTTP request borrows one from a bounded
  * pool, connects it to that request's transport, and returns it once answered (building one
  * costs about 0.2 ms of schema set-up, most of a ping; bench/mcp.ts). The caller travels with
- * the request (the transport's authInfo), never in the server. tools/list pages the catalogue;
+ * the request (the transport's authInfo), never in the server. The handlers call the area's
+ * service (domain/mcp/service.ts): tools/list pages the catalogue;
  * tools/call runs the tool's REST operation through the same Hono app with the caller's
  * X-API-Key, so authentication, tenant routing, tier rate limits and usage, validation and
  * document access control are those of the REST call.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
-import {
-  listPage,
-  type RestReply,
-  type ResultLimits,
-  restRequest,
-  resultOffset,
-  type Tool,
-  toolResult,
-  validationResult,
-} from "../../../domain/mcp/index.ts";
+import type { McpCaller, McpTools, RestDispatch, RestReply } from "../../../domain/mcp/index.ts";
 
 /** What a tool call needs of the app: its fetch, as `app.request` offers it. */
 export type AppRequest = (url: string, init: RequestInit) => Response | Promise<Response>;
 
-export interface Caller {
-  apiKey: string;
-  requestId: string;
-}
-
-export interface McpServerOptions {
-  tools: () => Tool[];
-  pageSize: number;
-  limits: ResultLimits;
-  request: AppRequest;
-}
+export type Caller = McpCaller;
 
 const SERVER_INFO = { name: "cairn", version: "1.0.0" };
 const INSTRUCTIONS =
@@ -47,11 +29,11 @@ const MAX_IDLE_SERVERS = 64;
 export class McpServerPool {
   private readonly idle: Server[] = [];
 
-  constructor(private readonly opts: McpServerOptions) {}
+  constructor(private readonly tools: McpTools) {}
 
   /** Runs `fn` with a server of its own (no other request uses it meanwhile). */
   async with<T>(fn: (server: Server) => Promise<T>): Promise<T> {
-    const server = this.idle.pop() ?? makeMcpServer(this.opts);
+    const server = this.idle.pop() ?? makeMcpServer(this.tools);
     try {
       return await fn(server);
     } finally {
@@ -76,32 +58,31 @@ function callerOf(extra: { authInfo?: { token: string; extra?: Record<string, un
   return { apiKey: info.token, requestId: String(info.extra?.requestId ?? "") };
 }
 
-function makeMcpServer(opts: McpServerOptions): Server {
+function makeMcpServer(tools: McpTools): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
-    const page = listPage(opts.tools(), req.params?.cursor, opts.pageSize);
+    const page = tools.list(req.params?.cursor);
     if (!page) throw new McpError(ErrorCode.InvalidParams, "Invalid cursor");
     return page;
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const caller = callerOf(extra);
-    const tool = opts.tools().find((t) => t.definition.name === req.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
-    const offset = resultOffset(args);
-    if (typeof offset !== "number") return validationResult(offset);
-    const built = restRequest(tool.operation, args);
-    if (!built.ok) return validationResult(built.detail);
-    const reply = await callRest(opts.request, built.request, caller);
-    return toolResult(tool.operation, reply, offset, opts.limits);
+    const result = await tools.call(callerOf(extra), req.params.name, args);
+    if (!result) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
+    return result;
   });
 
   return server;
+}
+
+/** RestDispatch over the app's own fetch: a tool call is an in-process REST request with the caller's key. */
+export function appDispatch(request: AppRequest): RestDispatch {
+  return { call: (r, caller) => callRest(request, r, caller) };
 }
 
 async function callRest(
