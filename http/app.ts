@@ -17,6 +17,7 @@ import { methodsMatcher } from "./method-not-allowed.ts";
 import { mountOpenApi } from "./openapi.ts";
 import { boundDetail, boundIssues } from "./problem.ts";
 import { RequestLog } from "./request-log.ts";
+import { registerDashboardRoutes } from "./routes/dashboard.ts";
 import { registerBarrierRoutes } from "./routes/documents/barrier-routes.ts";
 import { registerRagRoutes } from "./routes/documents/rag-routes.ts";
 import { registerDocumentRoutes } from "./routes/documents/routes.ts";
@@ -81,6 +82,8 @@ export function buildApp(deps: AppDeps, opts: { mcp?: McpRouteSettings } = {}): 
   // The tool-protocol server calls the app itself (app.request), so it is mounted on it here.
   registerMcpRoutes(app, deps, opts.mcp ?? DEFAULT_MCP_SETTINGS);
   mountOpenApi(app);
+  // The dashboard (web/, docs/dashboard.md): static pages on the public API, not in the document.
+  registerDashboardRoutes(app);
   return app;
 }
 

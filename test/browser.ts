@@ -1,0 +1,59 @@
+/**
+ * Browser tests of the dashboard: Debian's Chromium (/usr/bin/chromium, the flags of
+ * ../shared/design/ENGINES.md) driven by playwright-core. Under CI a missing Chromium
+ * fails the suite; locally it is skipped with a loud note (the pattern of test/engines.ts).
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = process.env.CAIRN_TEST_CHROMIUM ?? "/usr/bin/chromium";
+const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"];
+
+/** True when the browser suites can run; throws under CI when Chromium is missing. */
+export function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI)
+    throw new Error(
+      `${CHROMIUM} is missing: the dashboard suites must run under CI (scripts/test.sh installs chromium)`,
+    );
+  process.stderr.write(`[skip] dashboard browser suites: ${CHROMIUM} is missing (apt-get install chromium)\n`);
+  return false;
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+}
+
+/** Screenshots land here (git-ignored), one per page. */
+export const SHOTS = join(import.meta.dir, "..", ".dashboard-shots");
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** A context whose tab already holds a session (skips the sign-in form). */
+export async function signedInContext(
+  browser: Browser,
+  creds: { jwt: string; apiKey?: string | null; apiKeyId?: string | null },
+  viewport = { width: 1280, height: 900 },
+): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ viewport });
+  const value = JSON.stringify({ jwt: creds.jwt, apiKey: creds.apiKey ?? null, apiKeyId: creds.apiKeyId ?? null });
+  await ctx.addInitScript((v) => {
+    if (!sessionStorage.getItem("cairn.session")) sessionStorage.setItem("cairn.session", v);
+  }, value);
+  return ctx;
+}
+
+/** Every request a page makes (method and path), for the API-surface check. */
+export function recordRequests(page: Page, into: { method: string; url: string }[]): void {
+  page.on("request", (r) => into.push({ method: r.method(), url: r.url() }));
+}
+
+/** Opens a dashboard page and waits until it has rendered (main[data-ready]). */
+export async function openPage(page: Page, base: string, route: string): Promise<void> {
+  await page.goto(`${base}/app/#/${route}`);
+  await page.waitForSelector("main[data-ready=true]", { timeout: 20_000 });
+}
