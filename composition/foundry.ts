@@ -15,6 +15,7 @@ import { type BuildDeps, makeBuildHandler } from "../pipelines/foundry/build/job
 import { RealtimeFeatures } from "../pipelines/foundry/build/realtime.ts";
 import { openFoundryQuery } from "./foundry-query.ts";
 import { openFoundryReadModels } from "./foundry-readmodels.ts";
+import { openFoundryServing } from "./foundry-serving.ts";
 import { openFoundryTables } from "./foundry-tables.ts";
 import type { FoundryWiring } from "./foundry-wiring.ts";
 
@@ -56,7 +57,9 @@ export function openFoundry(d: FoundryWiring): { service: FoundryService; worker
       defaults: d.config.foundry.tune,
     }),
   });
+  const serving = openFoundryServing(d, models);
   const service = new FoundryService({
+    serving,
     tables: openFoundryTables({ config: d.config, lakehouse: d.lakehouse }),
     readModels: readModels.readModels,
     query: openFoundryQuery({ ...d, readModels: readModels.readModels, lab }),

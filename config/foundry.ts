@@ -57,6 +57,13 @@ export const foundryEnv = z.object({
     ),
   /** Wall-clock cap of one tuning study, seconds; unset = none (its 12 trials end it). */
   CAIRN_FOUNDRY_TUNE_TIMEOUT_S: z.coerce.number().int().min(1).max(86_400).optional(),
+  /**
+   * MLServer's address (Open Inference Protocol v2 REST; scripts/run.sh starts it on 127.0.0.1)
+   * and its model repository folder, which deploys write model-settings.json into
+   * (docs/foundry-serving.md). Unset: deploy and predict answer 503.
+   */
+  CAIRN_FOUNDRY_INFERENCE_URL: optionalUrl(["http", "https"]),
+  CAIRN_FOUNDRY_INFERENCE_REPOSITORY: z.string().trim().min(1).optional(),
   /** How often each instance looks for due agent fires (docs/foundry-agents.md), ms; 0 = no scheduler. */
   CAIRN_FOUNDRY_AGENT_TICK_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** Alert deduplication window: one notification per agent, entity and window, ms; default 1 hour. */
@@ -86,6 +93,8 @@ export interface FoundryConfig {
     labCatalog: { catalogUri: string; warehouse: string } | null;
     train: { algorithms: string[] | null; timeoutS: number | null };
     tune: { families: string[] | null; timeoutS: number | null };
+    /** The inference server and its model repository; null when either variable is unset. */
+    inference: { url: string; repository: string } | null;
     /** Agents: scheduler tick (0 = off), alert window, delivery attempts and backoff, webhook deadline, batch size. */
     agents: {
       tickMs: number;
@@ -117,6 +126,10 @@ export function foundryConfig(e: FoundryEnv): FoundryConfig {
           : null,
       train: { algorithms: e.CAIRN_FOUNDRY_TRAIN_ALGORITHMS, timeoutS: e.CAIRN_FOUNDRY_TRAIN_TIMEOUT_S ?? null },
       tune: { families: e.CAIRN_FOUNDRY_TUNE_FAMILIES, timeoutS: e.CAIRN_FOUNDRY_TUNE_TIMEOUT_S ?? null },
+      inference:
+        e.CAIRN_FOUNDRY_INFERENCE_URL && e.CAIRN_FOUNDRY_INFERENCE_REPOSITORY
+          ? { url: e.CAIRN_FOUNDRY_INFERENCE_URL, repository: e.CAIRN_FOUNDRY_INFERENCE_REPOSITORY }
+          : null,
       agents: {
         tickMs: e.CAIRN_FOUNDRY_AGENT_TICK_MS,
         alertWindowMs: e.CAIRN_FOUNDRY_AGENT_ALERT_WINDOW_MS,

@@ -16,6 +16,7 @@ import type { FoundryModels } from "./models/service.ts";
 import type { BuildQueue, DatasetStore, FoundryLabPort } from "./ports.ts";
 import type { FoundryQuery } from "./query/service.ts";
 import type { FoundryReadModels } from "./readmodels/service.ts";
+import type { FoundryServing } from "./serving/service.ts";
 import type { FoundryTables } from "./tables/service.ts";
 
 /** The queue and job name of builds (pipelines/foundry/build/job.ts consumes them). */
@@ -33,6 +34,8 @@ export interface FoundryServiceDeps {
   lab: FoundryLabPort | null;
   queue: BuildQueue;
   graphRules: GraphRules;
+  /** Deployed models (domain/foundry/serving/); null when the area is not wired (unit tests). */
+  serving?: FoundryServing | null;
 }
 
 export interface DatasetPreview {
@@ -53,12 +56,15 @@ export class FoundryService {
   readonly query: FoundryQuery;
   /** Model training runs (/v1/foundry/models). */
   readonly models: FoundryModels;
+  /** Deploy, predict, threshold, drift, explain (/v1/foundry/models/{id}/...); agents predict through it. */
+  readonly serving: FoundryServing | null;
 
   constructor(private readonly deps: FoundryServiceDeps) {
     this.tables = deps.tables;
     this.readModels = deps.readModels;
     this.query = deps.query;
     this.models = deps.models;
+    this.serving = deps.serving ?? null;
   }
 
   /** POST /v1/foundry/datasets: checked against the namespace, stored as draft; nothing runs. */

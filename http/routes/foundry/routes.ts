@@ -11,6 +11,7 @@ import { registerFoundryDatasetRoutes } from "./datasets.ts";
 import { registerFoundryModelRoutes } from "./models.ts";
 import { registerFoundryQueryRoutes } from "./query.ts";
 import { registerFoundryReadModelRoutes } from "./readmodels.ts";
+import { registerFoundryServingRoutes } from "./serving.ts";
 import { registerFoundryTableRoutes } from "./tables.ts";
 import { registerFoundryTuningRoutes } from "./tuning.ts";
 
@@ -21,5 +22,6 @@ export function registerFoundryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps, g
   registerFoundryQueryRoutes(app, deps, guards);
   registerFoundryModelRoutes(app, deps, guards);
   registerFoundryTuningRoutes(app, deps, guards);
+  registerFoundryServingRoutes(app, deps, guards);
   registerFoundryAgentRoutes(app, deps, guards);
 }

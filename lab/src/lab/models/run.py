@@ -348,6 +348,8 @@ def train_with_artifact(
             validation_sample={"rows": [int(kept[p]) for p in val_pos[: len(sample)]], "predictions": sample},
             artifact={"sha256": digest, "bytes": len(data), "format": model.format},
         )
+        if prep.classes is not None and len(prep.classes) == 2:
+            result["validation_scores"] = validation_scores(model, val_frame, y_val)
         if opts.artifact_dir is not None:
             result["artifact"]["path"] = str(write_artifact(data, opts.artifact_dir))
         # The ONNX fast path (docs/foundry-onnx.md): `<sha256>.onnx` beside the artifact, or why not.
@@ -356,6 +358,23 @@ def train_with_artifact(
         result["artifact"]["onnx"] = onnx_record(model, val_frame, opts.artifact_dir)
     result["seconds"] = round(time.monotonic() - started, 3)
     return result, data
+
+
+# Validation rows whose scores a binary run keeps (the threshold search of the serving side).
+VALIDATION_SCORES_MAX = 5000
+
+
+def validation_scores(model: TrainedModel, val_frame: Any, y_val: np.ndarray) -> dict[str, Any]:
+    """Binary runs: the winner's positive-class probability and the 0/1 label of each validation
+    row (the positive class is ``classes[1]``), for the service's best-threshold search
+    (docs/foundry-serving.md). Compact: 6 decimals, at most VALIDATION_SCORES_MAX rows."""
+    n = min(len(val_frame), VALIDATION_SCORES_MAX)
+    scores = model.predict_proba(val_frame.iloc[:n])[:, 1]
+    return {
+        "positive_class": _json_value(model.classes[1]),
+        "scores": [round(float(v), 6) for v in scores],
+        "labels": [int(v) for v in np.asarray(y_val[:n]).astype(np.int64)],
+    }
 
 
 def check_request(

@@ -1,0 +1,1 @@
+"""Serving the lab's model artifacts through MLServer (docs/foundry-serving.md)."""
