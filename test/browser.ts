@@ -57,3 +57,36 @@ export async function openPage(page: Page, base: string, route: string): Promise
   await page.goto(`${base}/app/#/${route}`);
   await page.waitForSelector("main[data-ready=true]", { timeout: 20_000 });
 }
+
+/** The WebSockets the dashboard may open (documented in docs/dashboard.md and the API docs). */
+export const DOCUMENTED_SOCKETS = ["/v1/news/stream", "/v1/editor/collab"];
+
+/**
+ * The requests that are neither the dashboard's own files (/app...) nor an operation of
+ * /openapi.json nor a documented WebSocket: what the surface test expects to be empty.
+ */
+export function outsideApi(
+  requests: { method: string; url: string }[],
+  openapi: { paths: Record<string, Record<string, unknown>> },
+  base: string,
+): string[] {
+  const ops = Object.entries(openapi.paths).flatMap(([p, methods]) =>
+    Object.keys(methods).map((m) => ({
+      method: m.toUpperCase(),
+      re: new RegExp(`^${p.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+    })),
+  );
+  const bad: string[] = [];
+  for (const r of requests) {
+    if (r.url.startsWith("data:") || r.url.startsWith("blob:")) continue;
+    const u = new URL(r.url);
+    if (`${u.protocol}//${u.host}` !== base) {
+      bad.push(`${r.method} ${r.url} (another origin)`);
+      continue;
+    }
+    if (u.pathname === "/app" || u.pathname === "/app/" || u.pathname.startsWith("/app/assets/")) continue;
+    if (DOCUMENTED_SOCKETS.some((s) => u.pathname === s || u.pathname.startsWith(`${s}/`))) continue;
+    if (!ops.some((o) => o.method === r.method && o.re.test(u.pathname))) bad.push(`${r.method} ${u.pathname}`);
+  }
+  return bad;
+}
