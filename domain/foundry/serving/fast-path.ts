@@ -1,0 +1,42 @@
+/**
+ * The ONNX fast path's port (issue 17 "Fast path"; docs/foundry-onnx.md): tree and linear models
+ * converted by the lab (lab/src/lab/models/onnx_export.py, `artifact.onnx` of the RunResult) are
+ * scored in the service without the inference server. Adapter: adapters/onnx/scorer.ts.
+ */
+import type { JsonValue } from "../../ports.ts";
+
+/** One input of the graph, as the lab recorded it in `artifact.onnx.inputs` (one per feature). */
+export interface FastInput {
+  name: string;
+  /** "float64": numbers, booleans (0/1), datetimes (epoch seconds); "string": categories. */
+  type: "float64" | "string";
+  /** The training column's kind; decides how a JSON value becomes the tensor value. */
+  kind?: "number" | "boolean" | "datetime" | "category";
+}
+
+/** The converted model: where its bytes are and what it reads. */
+export interface FastModel {
+  /** sha256 of the .onnx bytes (the cache key; checked when the bytes are loaded). */
+  sha256: string;
+  /** `artifact.onnx.path`: a local file (or what the adapter's loader understands). */
+  path: string;
+  inputs: FastInput[];
+}
+
+/** Classification: one row of class probabilities per input row, columns in the model's class
+ * order. Regression: one value per input row. */
+export interface FastScores {
+  probabilities?: number[][];
+  values?: number[];
+}
+
+/**
+ * Scores rows with a converted model, off the service's event loop.
+ * A row's missing or null feature is a missing value (NaN / "__missing__"), exactly as the lab
+ * treats it; the caller checks for unknown and missing columns first (422 naming them).
+ * Errors: AppError "unavailable" when the scorer is saturated or its runtime died;
+ * "internal" when the bytes do not match `sha256` or the graph cannot be loaded.
+ */
+export interface FastScorer {
+  score(model: FastModel, rows: Record<string, JsonValue>[]): Promise<FastScores>;
+}
