@@ -39,6 +39,17 @@ export const undeployedPredictor: AgentPredictor = {
   },
 };
 
+/**
+ * The serving area's FoundryServing (FoundryService.serving) as the agents' predictor, read
+ * structurally: its predict(t, modelIdOrRegistryId, rows) answers {predictions} whose score,
+ * label and value are what agents read. A FoundryService without one: undeployedPredictor.
+ */
+export function predictorOf(foundry: object): AgentPredictor {
+  const serving = (foundry as { serving?: unknown }).serving as Partial<AgentPredictor> | null | undefined;
+  if (!serving || typeof serving.predict !== "function") return undeployedPredictor;
+  return { predict: (t, registryId, rows) => (serving as AgentPredictor).predict(t, registryId, rows) };
+}
+
 export function webhookNotifier(opts: { timeoutMs: number; mailer: Mailer | null }): AgentNotifier {
   return {
     webhook: async (url, body) => {
@@ -67,7 +78,7 @@ export function webhookNotifier(opts: { timeoutMs: number; mailer: Mailer | null
 
 export interface AgentWiring {
   mailer: Mailer | null;
-  /** The deployed models' predictions; default: none deployed (undeployedPredictor). */
+  /** The deployed models' predictions; default: the Foundry service's serving area (predictorOf). */
   predictor?: AgentPredictor;
   /** The FoundryService the routes reach the agents through (domain/foundry/agents/registry.ts). */
   foundry: object;
@@ -84,7 +95,7 @@ export function openFoundryAgents(
   const store = new SqlAgentStore(d.store.sql);
   const executor = new AgentExecutor({
     store,
-    predictor: d.predictor ?? undeployedPredictor,
+    predictor: d.predictor ?? predictorOf(d.foundry),
     queue: d.queue,
     tuning: {
       alertWindowMs: cfg.alertWindowMs,

@@ -40,6 +40,8 @@ beforeAll(async () => {
       CAIRN_MAIL_FROM: "alerts@cairn.test",
       CAIRN_FOUNDRY_AGENT_TICK_MS: "100",
       CAIRN_FOUNDRY_AGENT_ALERT_BACKOFF_MS: "50",
+      // One window for the whole suite: a second notification could only be a duplicate.
+      CAIRN_FOUNDRY_AGENT_ALERT_WINDOW_MS: String(30 * 86_400_000),
       CAIRN_FOUNDRY_AGENT_ALERT_ATTEMPTS: "3",
       CAIRN_FOUNDRY_AGENT_BATCH_ROWS: "7",
       ...(gateway ? { CAIRN_LAKEHOUSE_URL: gateway.url } : {}),
