@@ -16,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --lab "queue,lakehouse,ml" --models
+./scripts/serve-venv.sh
 BUN=node_modules/.bin/bun
 export PORT="${PORT:-8080}"
 export CAIRN_DATA_DIR="${CAIRN_DATA_DIR:-.cairn-data}"
@@ -103,6 +104,22 @@ export CAIRN_LAKEHOUSE_URL="http://127.0.0.1:$port"
 export CAIRN_LAKEHOUSE_CATALOG_URI="sqlite:///$data/lakehouse/catalog.db"
 export CAIRN_LAKEHOUSE_WAREHOUSE="$data/lakehouse/warehouse"
 
+# MLServer (the inference server of deployed Foundry models, docs/foundry-serving.md) on a free
+# loopback port, its model repository in the data directory: deployed models load again at start.
+mlserver_log="$data/inference.log"
+start_group 10 lab/.venv-serve/bin/python -m lab.serving.serve --repository "$data/inference" > "$mlserver_log" 2>&1
+mlserver_pid="${groups[-1]}"
+mlserver_port=""
+for _ in $(seq 1 200); do
+  mlserver_port="$(grep -o '"port": *[0-9]*' "$mlserver_log" 2>/dev/null | head -1 | grep -o '[0-9]*$' || true)"
+  [ -n "$mlserver_port" ] && break
+  kill -0 "$mlserver_pid" 2>/dev/null || { cat "$mlserver_log" >&2; echo "run: MLServer failed to start" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$mlserver_port" ] || { echo "run: MLServer did not report its port" >&2; exit 1; }
+export CAIRN_FOUNDRY_INFERENCE_URL="http://127.0.0.1:$mlserver_port"
+export CAIRN_FOUNDRY_INFERENCE_REPOSITORY="$data/inference"
+
 bound $BUN cli/index.ts seed >/dev/null
 # Demo data: the real public samples beside the repository, when present (each ingest is
 # idempotent, so a restart re-reads nothing it already has). Without them the data
@@ -133,6 +150,7 @@ cat <<MSG
 
 Cairn (embedded profile) -> http://localhost:$PORT   docs: http://localhost:$PORT/docs
 Lakehouse gateway:  $CAIRN_LAKEHOUSE_URL
+Inference server:   $CAIRN_FOUNDRY_INFERENCE_URL (MLServer, deployed Foundry models)
 Demo user:  demo@cairn.local (enterprise tier, tenant 'demo')
   JWT:      $TOKEN
   API key:  $KEY
@@ -146,14 +164,15 @@ MSG
 worker_log="$data/lakehouse/lab-worker.log"
 start_group 15 lab/.venv/bin/python -m lab.worker --queue foundry-train --sqlite "$data/control-plane.sqlite" \
   > "$worker_log" 2>&1
-worker_pid="${groups[1]}"
+worker_pid="${groups[-1]}"
 # Bun's own header limit is raised past ours (16 KiB, http/app.ts), so an oversized header
 # gets our 431 problem document instead of Bun's empty one.
 start_group 15 $BUN --max-http-header-size=65536 main.ts
-service_pid="${groups[2]}"
+service_pid="${groups[-1]}"
 # Whichever of the three ends first ends the run (the trap stops the others); its status is ours.
 status=0
-wait -n "$service_pid" "$gateway_pid" "$worker_pid" || status=$?
+wait -n "$service_pid" "$gateway_pid" "$worker_pid" "$mlserver_pid" || status=$?
 if ! kill -0 "$gateway_pid" 2>/dev/null; then echo "run: the lakehouse gateway exited (see $gateway_log)" >&2; fi
 if ! kill -0 "$worker_pid" 2>/dev/null; then echo "run: the lab worker exited (see $worker_log)" >&2; fi
+if ! kill -0 "$mlserver_pid" 2>/dev/null; then echo "run: MLServer exited (see $mlserver_log)" >&2; fi
 exit "$status"

@@ -21,6 +21,8 @@ fi
 # embedding models; then the engines (PostgreSQL, Redis, QuestDB, OpenSearch, S3Proxy, Neo4j, and
 # LibreOffice for the export checks). See the README for what a first run installs.
 ./scripts/setup.sh --lab "queue,dev,lakehouse,spark,ml" --spark-jars --models || { echo "test: set-up failed" >&2; exit 1; }
+# MLServer's own venv for the serving suites (lab/.venv-serve; skipped when its pins are unchanged).
+./scripts/serve-venv.sh || { echo "test: set-up of lab/.venv-serve failed" >&2; exit 1; }
 if [ -n "$CI" ] && ! git diff --quiet -- package-lock.json 2>/dev/null; then
   echo "test: the install rewrote package-lock.json; commit the lock file a clean install writes" >&2
   git diff --stat -- package-lock.json >&2
