@@ -70,6 +70,7 @@ type Run = {
   result: any;
   progress: unknown;
   error: string | null;
+  finished_at: string | null;
 };
 
 const post = (path: string, body?: unknown) =>
@@ -100,6 +101,16 @@ describe("foundry agents: records and states", () => {
     expect(mine).toMatchObject({ description: null, alert_threshold: null, schedule_cron: null, status: "active" });
     for (const k of ["updated_at", "created_at", "alert_channel", "call_count"]) expect(mine).toHaveProperty(k);
     expect(mine).not.toHaveProperty("alert_webhook");
+
+    // Another tenant's user sees none of it.
+    const other = await svc.addTenant();
+    const theirs = { authorization: `Bearer ${await other.token("else@other.test")}` };
+    expect((await svc.request(`/v1/foundry/agents/${id}`, { headers: theirs })).status).toBe(404);
+    expect((await svc.request(`/v1/foundry/agents/${id}/pause`, { method: "POST", headers: theirs })).status).toBe(404);
+    const their = (await (await svc.request("/v1/foundry/agents", { headers: theirs })).json()) as {
+      agents: unknown[];
+    };
+    expect(their.agents).toEqual([]);
 
     expect(((await (await post(`/v1/foundry/agents/${id}/pause`)).json()) as Agent).status).toBe("paused");
     expect((await post(`/v1/foundry/agents/${id}/run`, { rows: [{ x: 1 }] })).status).toBe(409);
@@ -234,12 +245,17 @@ describe("foundry agents: runs", () => {
     expect(statuses.filter((s: string) => s === "queued")).toHaveLength(1);
 
     await post(`/v1/foundry/agents/${id}/pause`);
-    await Bun.sleep(300); // a run already queued finishes (or is skipped)
+    // A fire claimed just before the pause settles (its run finishes or is skipped).
+    await waitFor(
+      "no run in flight",
+      async () => (await runs(id)).every((r) => r.status !== "queued" && r.status !== "running"),
+      { timeoutMs: 10_000, everyMs: 100 },
+    );
     const before = (await runs(id)).length;
-    const calls = predictor.calls.length;
-    await Bun.sleep(2_500);
+    const calls = predictor.calls.filter((c) => c.registryId === "reg-cov").length;
+    await Bun.sleep(2_500); // more than two fires of the cron
     expect((await runs(id)).length).toBe(before);
-    expect(predictor.calls.filter((c) => c.registryId === "reg-cov").length).toBeLessThanOrEqual(calls);
+    expect(predictor.calls.filter((c) => c.registryId === "reg-cov")).toHaveLength(calls);
     expect((await agent(id)).next_fire_at).toBeNull();
   });
 
@@ -267,7 +283,11 @@ describe("foundry agents: runs", () => {
       schedule_cron: "* * * * * *",
       entity: { rows: [{ x: 1 }] },
     });
-    const manual = await post(`/v1/foundry/agents/${bad}/run`, {});
+    // No body at all is a run request too.
+    const manual = await svc.request(`/v1/foundry/agents/${bad}/run`, {
+      method: "POST",
+      headers: { authorization: headers.authorization as string },
+    });
     expect(manual.status).toBe(202);
     await waitFor("a failed run", async () => (await runs(bad)).some((r) => r.status === "failed"), {
       timeoutMs: 20_000,
@@ -322,5 +342,26 @@ describe("foundry agents: runs", () => {
       expect(Number(r[2])).toBeCloseTo(Number(r[1]), 12);
       expect(r[3]).toBe(Number(r[1]) >= 0.5 ? "1" : "0");
     }
+
+    // A score agent whose entity is a row of the same table, read by key.
+    const scorer = await create({
+      name: "deal 4",
+      agent_type: "score",
+      registry_id: "reg-deals",
+      schedule_cron: "0 0 1 1 *",
+      entity: { table: "deals", key_column: "name", key: "deal-4" },
+    });
+    expect((await post(`/v1/foundry/agents/${scorer}/run`, {})).status).toBe(202);
+    await waitFor("the keyed score run", async () => (await runs(scorer)).some((r) => r.finished_at !== null), {
+      timeoutMs: 30_000,
+      everyMs: 100,
+    });
+    const keyed = (await runs(scorer))[0] as Run;
+    expect(keyed).toMatchObject({ status: "succeeded", trigger: "manual" });
+    expect(keyed.result).toMatchObject({
+      entity: "deals.name=deal-4",
+      rows: 1,
+      predictions: [{ score: 0.3, label: 0 }],
+    });
   }, 90_000);
 });
