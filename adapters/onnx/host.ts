@@ -12,6 +12,7 @@
  */
 import * as ort from "onnxruntime-node";
 import type { FromHost, ToHost } from "./protocol.ts";
+import { tensorData } from "./tensors.ts";
 
 const sessions = new Map<string, ort.InferenceSession>();
 let cacheSize = 16;
@@ -65,7 +66,7 @@ async function score(msg: Extract<ToHost, { type: "score" }>): Promise<void> {
   try {
     const feeds: Record<string, ort.Tensor> = {};
     for (const [name, col] of Object.entries(msg.feeds)) {
-      feeds[name] = new ort.Tensor(col.type, col.data, [msg.rows, 1]);
+      feeds[name] = new ort.Tensor(col.type, tensorData(col), [msg.rows, 1]);
     }
     const out = await s.run(feeds);
     const name = s.outputNames.includes("probabilities") ? "probabilities" : "values";

@@ -73,8 +73,13 @@ export class OnnxScorer implements FastScorer {
       });
     }
     for (let start = 0; start < rows.length; start += this.batchRows) {
+      // Other requests get the event loop between two chunks of a large batch (building one
+      // chunk's tensors is the only per-row work on this thread).
+      if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const part = rows.slice(start, start + this.batchRows);
-      chunks.push(this.run(model, part.length, toFeeds(model.inputs, part)));
+      const chunk = this.run(model, part.length, toFeeds(model.inputs, part));
+      chunk.catch(() => {}); // observed by Promise.all below, even if it fails while we yield
+      chunks.push(chunk);
     }
     const results = await Promise.all(chunks);
     const output = results[0]?.output ?? "values";

@@ -17,6 +17,7 @@ import type { Column } from "./protocol.ts";
 
 export const MISSING = "__missing__";
 
+/** The column tensors of `rows` (strings dictionary-encoded: protocol.ts `Column`). */
 export function toFeeds(
   inputs: readonly FastInput[],
   rows: readonly Record<string, JsonValue>[],
@@ -26,9 +27,19 @@ export function toFeeds(
   for (const input of inputs) {
     const name = input.name;
     if (input.type === "string") {
-      const data = new Array<string>(n);
-      for (let i = 0; i < n; i++) data[i] = toCategory((rows[i] as Record<string, JsonValue>)[name]);
-      feeds[name] = { type: "string", data };
+      const index = new Map<string, number>();
+      const values: string[] = [];
+      const codes = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = toCategory((rows[i] as Record<string, JsonValue>)[name]);
+        let code = index.get(v);
+        if (code === undefined) {
+          code = values.push(v) - 1;
+          index.set(v, code);
+        }
+        codes[i] = code;
+      }
+      feeds[name] = { type: "string", values, codes };
     } else {
       const data = new Float64Array(n);
       const datetime = input.kind === "datetime";
@@ -64,4 +75,12 @@ export function toCategory(v: JsonValue | undefined): string {
   if (typeof v === "boolean") return v ? "True" : "False";
   if (typeof v === "number") return String(v);
   return JSON.stringify(v);
+}
+
+/** A column as the data of an ONNX Runtime tensor. */
+export function tensorData(col: Column): Float64Array | string[] {
+  if (col.type === "float64") return col.data;
+  const out = new Array<string>(col.codes.length);
+  for (let i = 0; i < col.codes.length; i++) out[i] = col.values[col.codes[i] as number] as string;
+  return out;
 }
