@@ -50,6 +50,8 @@ export async function signedInContext(
 /** Every request a page makes (method and path), for the API-surface check. */
 export function recordRequests(page: Page, into: { method: string; url: string }[]): void {
   page.on("request", (r) => into.push({ method: r.method(), url: r.url() }));
+  // WebSocket handshakes are not "request" events in Playwright.
+  page.on("websocket", (ws) => into.push({ method: "GET", url: ws.url() }));
 }
 
 /** Opens a dashboard page and waits until it has rendered (main[data-ready]). */
@@ -79,7 +81,7 @@ export function outsideApi(
   const bad: string[] = [];
   for (const r of requests) {
     if (r.url.startsWith("data:") || r.url.startsWith("blob:")) continue;
-    const u = new URL(r.url);
+    const u = new URL(r.url.replace(/^ws/, "http"));
     if (`${u.protocol}//${u.host}` !== base) {
       bad.push(`${r.method} ${r.url} (another origin)`);
       continue;

@@ -25,7 +25,8 @@ export class ApiError extends Error {
   }
 }
 
-export type Auth = "jwt" | "key" | "admin" | "none";
+/** jwt: Bearer; key: X-API-Key; both: the editor routes want the two together (same tenant). */
+export type Auth = "jwt" | "key" | "both" | "admin" | "none";
 
 export interface CallOptions {
   auth?: Auth;
@@ -39,6 +40,7 @@ function headersFor(auth: Auth): Record<string, string> {
   const s = session();
   if (auth === "jwt") return s.jwt ? { Authorization: `Bearer ${s.jwt}` } : {};
   if (auth === "key") return s.apiKey ? { "X-API-Key": s.apiKey } : {};
+  if (auth === "both") return { ...headersFor("jwt"), ...headersFor("key") };
   if (auth === "admin") return s.adminKey ? { "X-API-Key": s.adminKey } : {};
   return {};
 }

@@ -29,14 +29,20 @@ const COLORS = ["#1d4ed8", "#b91c1c", "#047857", "#7c3aed", "#b45309", "#be185d"
 export async function render(main: HTMLElement): Promise<void> {
   const docId = location.hash.split("/")[2];
   if (docId) return open(main, docId);
-  const { documents } = await call<{ documents: Doc[] }>("/v1/editor/documents", { query: { limit: 100 } });
+  const { documents } = await call<{ documents: Doc[] }>("/v1/editor/documents", {
+    auth: "both",
+    query: { limit: 100 },
+  });
   const title = field("Title", h("input", { name: "title", required: true, maxlength: 200 }));
   const out = status();
   const form = h("form", { class: "inline" }, title.wrap, h("button", { type: "submit" }, "New document"), out);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
-      const d = await call<Doc>("/v1/editor/documents", { body: { title: (title.input as HTMLInputElement).value } });
+      const d = await call<Doc>("/v1/editor/documents", {
+        auth: "both",
+        body: { title: (title.input as HTMLInputElement).value },
+      });
       location.hash = `#/editor/${d.doc_id}`;
     } catch (err) {
       showErrors(err, form, out);
@@ -60,7 +66,7 @@ export async function render(main: HTMLElement): Promise<void> {
 }
 
 async function open(main: HTMLElement, docId: string): Promise<void> {
-  const doc = await call<Doc>(`/v1/editor/documents/${docId}`);
+  const doc = await call<Doc>(`/v1/editor/documents/${docId}`, { auth: "both" });
   const conn = h("span", { "data-testid": "connection", role: "status" }, "connecting");
   const mode = h("span", { "data-testid": "mode", class: "pill" }, doc.my_role === "viewer" ? "read-only" : "editing");
   const mount = h("div", { "data-testid": "editor" });
@@ -134,6 +140,7 @@ function shareForm(docId: string): HTMLElement {
     try {
       const id = (user.input as HTMLInputElement).value.trim();
       await call(`/v1/editor/documents/${docId}/members/${encodeURIComponent(id)}`, {
+        auth: "both",
         method: "PUT",
         body: { role: (role.input as HTMLSelectElement).value },
       });
