@@ -27,7 +27,9 @@ export function exceeds(p: AgentPrediction, threshold: number): number | null {
  */
 export function entityKey(row: Record<string, JsonValue>, keyColumn: string | undefined): string {
   const v = keyColumn ? row[keyColumn] : undefined;
-  if (keyColumn && v !== undefined && v !== null) return `${keyColumn}=${String(v)}`.slice(0, 200);
+  // NUL cannot be stored in Postgres text; the key is for people and deduplication only.
+  if (keyColumn && v !== undefined && v !== null)
+    return `${keyColumn}=${String(v)}`.replaceAll("\u0000", "\uFFFD").slice(0, 200);
   const canonical = JSON.stringify(
     Object.keys(row)
       .sort()

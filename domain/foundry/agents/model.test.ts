@@ -21,6 +21,9 @@ describe("agent validation", () => {
   test("a predict agent needs only a name", () => {
     expect(agentIssues({ name: "p" })).toEqual([]);
     expect(fields({ name: "   " })).toEqual(["name"]);
+    // Postgres text cannot hold NUL: refused with the field named, not a failed insert.
+    expect(fields({ name: "a\u0000b" })).toEqual(["name"]);
+    expect(fields({ name: "a", description: "x\u0000" })).toEqual(["description"]);
   });
 
   test("alert agents need threshold, channel and a webhook of the channel's kind", () => {
@@ -90,6 +93,7 @@ describe("alert rules", () => {
     expect(entityKey({ b: "x", a: 1 }, undefined)).toBe(a);
     expect(entityKey({ a: 2, b: "x" }, undefined)).not.toBe(a);
     expect(entityKey({ a: 1 }, "id")).toMatch(/^row:/);
+    expect(entityKey({ id: "a\u0000b" }, "id")).toBe("id=a\uFFFDb");
   });
 
   test("windows are fixed and aligned: the same window within it, the next after it", () => {

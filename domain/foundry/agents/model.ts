@@ -104,6 +104,21 @@ export function agentIssues(req: AgentRequest): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   const type = req.agent_type ?? "predict";
   if (!/\S/.test(req.name)) out.push(issue("name", "name must not be blank", req.name));
+  // Postgres text cannot hold NUL; refuse it here rather than fail at the insert.
+  const texts = { ...req, entity_name: req.entity?.name };
+  for (const field of [
+    "name",
+    "description",
+    "registry_id",
+    "alert_webhook",
+    "schedule_cron",
+    "batch_dag_id",
+  ] as const) {
+    const v = texts[field];
+    if (typeof v === "string" && v.includes("\u0000")) out.push(issue(field, "must not contain NUL characters", v));
+  }
+  if (texts.entity_name?.includes("\u0000"))
+    out.push(issue("entity", "entity.name must not contain NUL", texts.entity_name));
   if (req.schedule_cron) {
     const err = cronError(req.schedule_cron);
     if (err) out.push(issue("schedule_cron", `invalid cron expression: ${err}`, req.schedule_cron, "cron_error"));
