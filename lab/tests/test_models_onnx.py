@@ -34,10 +34,19 @@ from lab.models.run import train_with_artifact  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 GERMAN = ROOT / "fixtures" / "ml" / "german_credit.csv"
 CALIFORNIA = ROOT / ".." / "shared" / "data" / "ml" / "regression" / "california_housing.csv"
-CLASSIFIERS = ["XGBoost", "LightGBM", "RandomForest", "ExtraTrees", "GradientBoosting", "LogisticRegression"]
+CLASSIFIERS = [
+    "XGBoost",
+    "LightGBM",
+    "CatBoost",
+    "RandomForest",
+    "ExtraTrees",
+    "GradientBoosting",
+    "LogisticRegression",
+]
 REGRESSORS = [
     "XGBoost",
     "LightGBM",
+    "CatBoost",
     "RandomForest",
     "ExtraTrees",
     "GradientBoosting",

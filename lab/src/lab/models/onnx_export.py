@@ -14,10 +14,11 @@ Outputs: ``probabilities`` ``tensor(double)`` [N, k] in the order of the model's
 Why the preprocessing graph is built here and not by skl2onnx: the lab's ColumnTransformer uses
 FunctionTransformers (no converter), SimpleImputer(add_indicator=True) (skl2onnx drops the
 indicator) and OneHotEncoder(handle_unknown="infrequent_if_exist") (skl2onnx's graph fails on an
-unseen category instead of using the infrequent bucket). The graph below reproduces sklearn's
-arithmetic exactly (double precision, the same Sub then Div); the estimator after it is converted
-by skl2onnx (scikit-learn models) or onnxmltools (XGBoost, LightGBM). Every export is checked
-against the pipeline on the sample rows before it is returned: no wrong model leaves this module.
+unseen category instead of using the infrequent bucket). lab.models.onnx_graph reproduces
+sklearn's arithmetic exactly (double precision, the same Sub then Div); the estimator after it is
+converted by skl2onnx (scikit-learn models), onnxmltools (XGBoost, LightGBM) or CatBoost's own
+ONNX export. Every export is checked against the pipeline on the sample rows before it is
+returned: no wrong model leaves this module.
 """
 
 from __future__ import annotations
@@ -195,7 +196,7 @@ def _export(model: TrainedModel, sample: pd.DataFrame) -> Export:
         graph,
         opset_imports=[helper.make_opsetid(d, v) for d, v in sorted(opsets.items())],
         producer_name="cairn-lab",
-        ir_version=est.ir_version,
+        ir_version=max(est.ir_version, 8),  # CatBoost writes IR 3: initializers must be inputs there
     )
     merged.doc_string = f"{model.algorithm} {model.problem_type}; inputs per docs/foundry-onnx.md"
     onnx.checker.check_model(merged)

@@ -2,7 +2,8 @@
 
 - the preprocessing: the lab's fitted ColumnTransformer (lab.models.preprocess) rebuilt from
   standard ONNX operators, one input per feature, writing ``cairn_X`` (double [N, width]);
-- the estimator: skl2onnx (scikit-learn) or onnxmltools (XGBoost, LightGBM), reading ``X``
+- the estimator: skl2onnx (scikit-learn), onnxmltools (XGBoost, LightGBM) or CatBoost's own
+  export (its ZipMap dropped), reading ``X``
   (double [N, width]) with each library's own rounding of the features.
 """
 
@@ -19,7 +20,7 @@ OPSET = 15  # ai.onnx: the newest onnxmltools 1.16 converts to; onnxruntime-node
 ML_OPSET = 3  # ai.onnx.ml: TreeEnsemble with double thresholds (nodes_values_as_tensor)
 TREES_SKLEARN = {"RandomForest", "ExtraTrees", "GradientBoosting"}
 LINEAR = {"LogisticRegression", "Ridge", "Lasso", "ElasticNet"}
-SUPPORTED = TREES_SKLEARN | LINEAR | {"XGBoost", "LightGBM"}
+SUPPORTED = TREES_SKLEARN | LINEAR | {"XGBoost", "LightGBM", "CatBoost"}
 
 
 # -- preprocessing ---------------------------------------------------------------------------------
@@ -199,6 +200,8 @@ def estimator_model(model: TrainedModel, estimator: Any, width: int) -> Any:
             options=options,
         )
         return _with_float32_rounding(inner, "X32", double=True)
+    if algo == "CatBoost":
+        return _with_float32_rounding(_catboost_model(estimator, classifier), "features", double=False)
     if algo == "XGBoost":
         from onnxmltools import convert_xgboost
         from onnxmltools.convert.common.data_types import FloatTensorType
@@ -224,6 +227,45 @@ def estimator_model(model: TrainedModel, estimator: Any, width: int) -> Any:
         raise ValueError(f"{algo} has no converter")
     del TensorProto, helper
     return _with_float32_rounding(inner, "X32", double=False)
+
+
+def _catboost_model(estimator: Any, classifier: bool) -> Any:
+    """CatBoost's own ONNX export (TreeEnsemble over float32 ``features``, as CatBoost itself
+    reads them; the lab passes it only the preprocessed numeric matrix, so no categorical
+    features), its ZipMap dropped: the ensemble's probability tensor is the output."""
+    import os
+    import tempfile
+
+    import onnx
+    from onnx import helper
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "model.onnx")
+        estimator.save_model(path, format="onnx")
+        inner = onnx.load(path)
+    trees = [n for n in inner.graph.node if n.op_type.startswith("TreeEnsemble")]
+    others = [n.op_type for n in inner.graph.node if n not in trees and n.op_type != "ZipMap"]
+    if len(trees) != 1 or others:
+        raise ValueError(f"unexpected CatBoost ONNX graph: {[n.op_type for n in inner.graph.node]}")
+    tree = trees[0]
+    name = "probabilities" if classifier else "variable"
+    position = 1 if classifier else 0
+    if len(tree.output) <= position:
+        raise ValueError("the CatBoost graph has no score output")
+    outputs = list(tree.output)
+    outputs[position] = name
+    del tree.output[:]
+    tree.output.extend(outputs)
+    kind = onnx.TensorProto.FLOAT
+    graph = helper.make_graph(
+        [tree],
+        inner.graph.name,
+        list(inner.graph.input),
+        [helper.make_tensor_value_info(name, kind, [None, None])],
+        initializer=list(inner.graph.initializer),
+    )
+    opsets = [o for o in inner.opset_import if o.domain == "ai.onnx.ml"] + [helper.make_opsetid("", OPSET)]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=inner.ir_version)
 
 
 def _with_float32_rounding(inner: Any, name: str, double: bool | None) -> Any:
