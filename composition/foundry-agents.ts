@@ -122,7 +122,10 @@ export function openFoundryAgents(
           tickMs: cfg.tickMs,
           batch: FIRES_PER_TICK,
           logger: d.logger,
-          slugOf: async (tenantId) => (await d.store.getTenant(tenantId))?.slug ?? null,
+          slugOf: async (tenantId) => {
+            const tenant = await d.store.getTenant(tenantId);
+            return tenant?.is_active && tenant.provisioning_state === "active" ? tenant.slug : null;
+          },
         })
       : null;
   // The scheduler closes with the workers (before the queue), so no fire is queued after it.

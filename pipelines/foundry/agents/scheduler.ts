@@ -28,7 +28,7 @@ export interface AgentSchedulerOptions {
   batch: number;
   logger: SchedulerLogger;
   now?: () => Date;
-  /** Slugs for the queued job (logs, the run's tenant ref). */
+  /** The tenant's slug for the queued run; null when the tenant is gone or not active (no run then). */
   slugOf: (tenantId: string) => Promise<string | null>;
 }
 
@@ -93,7 +93,8 @@ export class AgentScheduler {
   }
 
   private async fire(tenantId: string, agentId: string, fireAt: string): Promise<void> {
-    const slug = (await this.opts.slugOf(tenantId)) ?? tenantId;
+    const slug = await this.opts.slugOf(tenantId);
+    if (slug === null) return; // a deactivated tenant's agents do not run; the fire is spent
     const t = { tenantId, slug };
     const agent = await this.store.getAgent(tenantId, agentId);
     if (agent?.status !== "active") return;
