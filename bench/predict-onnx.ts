@@ -1,8 +1,8 @@
 /**
  * The ONNX fast path alone (adapters/onnx/scorer.ts), the in-process ceiling of bench/predict.ts:
  * single-row latency p50/p99, batch rows/s and the event loop's worst stall while a batch runs,
- * for the German credit winner (the lab trains it here: the fixture file, the tree and linear
- * roster — the algorithms the fast path converts — 300 trees). Peer: the same .onnx in a bare
+ * for the German credit winner (the lab trains it here: the fixture file, the roster without SVC
+ * — the algorithms the fast path converts — 300 trees). Peer: the same .onnx in a bare
  * onnxruntime-node session on this thread (no IPC, no tensor building from JSON rows, but the
  * event loop blocked while it runs), so the ratio shows what keeping the loop free costs.
  *
@@ -37,7 +37,7 @@ def main():
     out, csv, trees = sys.argv[1], sys.argv[2], int(sys.argv[3])
     frame = pd.read_csv(csv, header=None)
     frame.columns = [f"a{i}" for i in range(1, 21)] + ["credit"]
-    algos = ["XGBoost", "LightGBM", "RandomForest", "ExtraTrees", "GradientBoosting", "LogisticRegression"]
+    algos = ["XGBoost", "LightGBM", "CatBoost", "RandomForest", "ExtraTrees", "GradientBoosting", "LogisticRegression"]
     result, _ = train_with_artifact(frame, "credit", options={"algorithms": algos, "n_estimators": trees,
         "parallel": 2, "shap_rows": 50, "timeout_s": 300, "artifact_dir": out})
     prep = comp.prepare(frame, "credit", None, None)

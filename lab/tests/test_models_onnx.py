@@ -147,13 +147,17 @@ def test_regressor_values_match_on_california_housing(name: str) -> None:
     assert {i["name"]: i["type"] for i in result.inputs}["ocean_proximity"] == "string"
 
 
-def test_unsupported_algorithms_are_refused_with_the_reason(german: pd.DataFrame) -> None:
+def test_unsupported_algorithms_are_refused_with_the_reason(german: pd.DataFrame, tmp_path: Path) -> None:
     model, val = fitted(german, "credit", "classification", "LogisticRegression")
     model.algorithm = "SVC"
     result = export(model, val)
     assert result.onnx is None and "SVC has no ONNX fast path" in (result.reason or "")
-    record = onnx_record(model, val, None)
+    record = onnx_record(model, val, str(tmp_path))
     assert record["status"] == "unsupported" and "SVC" in record["reason"]
+    assert list(tmp_path.iterdir()) == []
+    # A run that stores no artifact does not convert at all.
+    model.algorithm = "LogisticRegression"
+    assert onnx_record(model, val, None)["status"] == "skipped"
 
 
 def test_a_conversion_past_its_time_bound_is_refused(german: pd.DataFrame) -> None:

@@ -59,31 +59,31 @@ def to_onnx(model: TrainedModel, sample: pd.DataFrame) -> bytes | None:
 
 def onnx_record(model: TrainedModel, sample: pd.DataFrame, directory: str | None) -> dict[str, Any]:
     """``artifact.onnx`` of a RunResult: the converted winner written to ``<directory>/<sha256>.onnx``
-    (beside the joblib artifact; local folder or ``s3://``; without a directory the bytes come back
-    as ``base64``), or ``{"status": "unsupported", "reason"}``. Never raises: the fast path is an
-    optimisation, a training run does not fail for it."""
-    import base64
+    (beside the joblib artifact; local folder or ``s3://``), ``{"status": "unsupported", "reason"}``,
+    or ``{"status": "skipped"}`` without a directory (a run that stores no artifact has nothing to
+    serve, and does not pay for the conversion). Never raises: the fast path is an optimisation,
+    a training run does not fail for it."""
     import hashlib
 
+    if directory is None:
+        return {
+            "status": "skipped",
+            "reason": "no artifact_dir: the .onnx is written beside a stored artifact",
+        }
     started = time.monotonic()
     try:
         result = export(model, sample.iloc[:PARITY_ROWS])
         if result.onnx is None:
             return {"status": "unsupported", "reason": result.reason}
-        digest = hashlib.sha256(result.onnx).hexdigest()
-        record: dict[str, Any] = {
+        return {
             "status": "converted",
-            "sha256": digest,
+            "sha256": hashlib.sha256(result.onnx).hexdigest(),
+            "path": write_onnx(result.onnx, directory),
             "bytes": len(result.onnx),
             "inputs": result.inputs,
             "outputs": result.outputs,
             "seconds": round(time.monotonic() - started, 3),
         }
-        if directory is None:
-            record["base64"] = base64.b64encode(result.onnx).decode("ascii")
-        else:
-            record["path"] = write_onnx(result.onnx, directory)
-        return record
     except Exception as err:  # writing failed (disk, S3): the joblib artifact still serves
         return {"status": "unsupported", "reason": f"{type(err).__name__}: {err}"[:500]}
 

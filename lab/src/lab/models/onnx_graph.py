@@ -161,7 +161,7 @@ def tree_nodes(estimator: Any) -> int:
         trees = np.asarray(estimator.estimators_, dtype=object).reshape(-1)
         return int(sum(getattr(getattr(t, "tree_", None), "node_count", 0) for t in trees))
     if hasattr(estimator, "get_booster"):
-        return len(estimator.get_booster().trees_to_dataframe())
+        return sum(tree.count("\n") for tree in estimator.get_booster().get_dump())  # a line per node
     if hasattr(estimator, "booster_"):
         dump = estimator.booster_.dump_model()
         return int(sum(2 * t.get("num_leaves", 1) for t in dump["tree_info"]))
