@@ -8,7 +8,8 @@
  * training rows, critical after age + 40), the template explanation whose every number and
  * feature is stored, the KServe manifest, and a restart: MLServer stopped and started again on
  * the same repository and a new service on the same data directory find the deployment active
- * and predict the same scores; that service has a local OpenAI-compatible model for explain.
+ * and predict the same scores, and load a deployment left `deploying` again; that service has a
+ * local OpenAI-compatible model for explain. Also a redeploy (version 2) and a name taken (409).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -39,6 +40,8 @@ let ml: MlserverHandle | undefined;
 let fx: ModelsFixture | null = null;
 let svc2: TestService | null = null;
 let modelId = "";
+let secondId = "";
+let secondRegistryId = "";
 let model: { feature_kinds: { numeric: string[] }; result: Record<string, unknown> } & Record<string, unknown>;
 let rows: Row[] = [];
 let llmText = "";
@@ -84,6 +87,13 @@ beforeAll(async () => {
     target_column: "class",
   });
   modelId = ((await res.json()) as { id: string }).id;
+  // A second run on the same data: another model that wants the first one's name.
+  const second = await fx.post("/v1/foundry/models/train", {
+    dataset_id: fx.datasetId,
+    name: "credit risk 2",
+    target_column: "class",
+  });
+  secondId = ((await second.json()) as { id: string }).id;
   await labWorkerDone(spawnLabWorker(fx.svc, { once: true }));
   model = (await (await fx.get(`/v1/foundry/models/${modelId}`)).json()) as typeof model;
   if (model.status !== "ready") throw new Error(`training ended ${model.status}: ${model.error}`);
@@ -183,6 +193,44 @@ describe.if(existsSync(LAB_PYTHON) && existsSync(SERVE_PYTHON))("foundry serving
     }
   }, 60_000);
 
+  test("redeploy: the same name is version 2 (503 until active again); another model cannot take the name", async () => {
+    const f = fx as ModelsFixture;
+    const taken = await f.post(`/v1/foundry/models/${secondId}/deploy`, { model_name: "credit-risk" });
+    expect(taken.status).toBe(409);
+    expect(((await taken.json()) as { detail: string }).detail).toContain("taken");
+    const again = await f.post(`/v1/foundry/models/${modelId}/deploy`, { model_name: "credit-risk" });
+    expect(again.status).toBe(202);
+    expect(await again.json()).toMatchObject({ version: 2, status: "deploying" });
+    await waitFor(
+      "version 2 to answer 200",
+      async () => {
+        const r = await predict({ rows: rows.slice(0, 1) });
+        if (r.status !== 200) {
+          expect(r.status).toBe(503);
+          return false;
+        }
+        expect(((await r.json()) as Predicted).version).toBe(2);
+        return true;
+      },
+      { timeoutMs: 120_000, everyMs: 250 },
+    );
+    // The second model under its own name, through its registry id.
+    const own = await f.post(`/v1/foundry/models/${secondId}/deploy`, { model_name: "credit-risk-2" });
+    expect(own.status).toBe(202);
+    const registryId = ((await own.json()) as { id: string }).id;
+    secondRegistryId = registryId;
+    await waitFor(
+      "the second model to be active",
+      async () =>
+        ((await (await f.get(`/v1/foundry/models/${registryId}/deployment`)).json()) as { status: string }).status ===
+        "active",
+      { timeoutMs: 120_000, everyMs: 250 },
+    );
+    const viaRegistry = await f.post(`/v1/foundry/models/${registryId}/predict`, { rows: rows.slice(0, 2) });
+    expect(viaRegistry.status).toBe(200);
+    expect(await viaRegistry.json()).toMatchObject({ model_id: secondId, model_name: "credit-risk-2", version: 1 });
+  }, 240_000);
+
   test("threshold: 0 and 1 refused, a new threshold flips the labels, a metric returns the best threshold", async () => {
     const f = fx as ModelsFixture;
     for (const bad of [0, 1, -0.2, 1.5]) {
@@ -274,6 +322,10 @@ describe.if(existsSync(LAB_PYTHON) && existsSync(SERVE_PYTHON))("foundry serving
     const f = fx as ModelsFixture;
     const before = (await (await predict({ rows: rows.slice(0, 5) })).json()) as Predicted;
     await ml?.stop();
+    // What a service stopped in the middle of a deploy leaves behind: a row still `deploying`.
+    await f.svc.service.store.sql.run("UPDATE foundry_deployments SET status = 'deploying' WHERE id = ?", [
+      secondRegistryId,
+    ]);
     ml = await startMlserver(repository);
     svc2 = await startTestService(
       { ...ml?.env, CAIRN_LLM_URL: `http://127.0.0.1:${llm.port}/v1`, CAIRN_LLM_MODEL: "m-local" },
@@ -291,6 +343,15 @@ describe.if(existsSync(LAB_PYTHON) && existsSync(SERVE_PYTHON))("foundry serving
     };
     const dep = (await (await s2.get(`/v1/foundry/models/${modelId}/deployment`)).json()) as { status: string };
     expect(dep.status).toBe("active");
+    // The new service loads the `deploying` one again on start: active, and it predicts.
+    await waitFor(
+      "the interrupted deployment to be loaded again",
+      async () =>
+        ((await (await s2.get(`/v1/foundry/models/${secondRegistryId}/deployment`)).json()) as { status: string })
+          .status === "active",
+      { timeoutMs: 120_000, everyMs: 250 },
+    );
+    expect((await s2.post(`/v1/foundry/models/${secondId}/predict`, { rows: rows.slice(0, 1) })).status).toBe(200);
     const res = await predict({ rows: rows.slice(0, 5) }, s2);
     expect(res.status).toBe(200);
     const after = (await res.json()) as Predicted;

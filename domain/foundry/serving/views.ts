@@ -32,6 +32,16 @@ export async function driftReport(dep: Deployment, run: Record<string, JsonValue
     isObject(run.drift_baseline) && Array.isArray(run.drift_baseline.features)
       ? (run.drift_baseline.features.filter(isObject) as unknown as FeatureBaseline[])
       : [];
+  if (dep.problem_type === "timeseries") {
+    // A forecast takes no input rows: there is nothing to compare with the series' baseline.
+    return {
+      ...base,
+      status: "not_applicable",
+      action: "none",
+      reason: "a forecast takes no input rows",
+      features: [],
+    };
+  }
   if (!baseline.length) {
     return { ...base, status: "no_baseline", action: "none", reason: "the run stored no drift baseline", features: [] };
   }
