@@ -208,6 +208,59 @@ def test_the_service_body_nulls_and_a_missing_column(deployed) -> None:
     assert "a1" in json.dumps(body)
 
 
+def _load(server: Server, repo: Path, name: str, art: dict) -> None:
+    """What the service does on deploy: model-settings.json in the repository, then the load API."""
+    (repo / name).mkdir(exist_ok=True)
+    settings = {
+        "name": name,
+        "implementation": "lab.serving.runtime.CairnModel",
+        "parameters": {"uri": art["path"], "version": "1", "extra": {"sha256": art["sha256"]}},
+    }
+    (repo / name / "model-settings.json").write_text(json.dumps(settings))
+    status, body = server.post(f"/v2/repository/models/{name}/load", {})
+    assert status == 200, body
+
+
+def _outputs(body: dict) -> dict:
+    return {o["name"]: o["data"] for o in body["outputs"]}
+
+
+def test_anomaly_and_forecast_artifacts(deployed, tmp_path) -> None:
+    server, _, _, _, repo = deployed
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"x": rng.normal(size=300), "y": rng.normal(size=300)})
+    frame.loc[:4, ["x", "y"]] = 8.0  # five far-out rows
+    opts = {"algorithms": ["IsolationForest"], "artifact_dir": str(tmp_path)}
+    result, _ = train_with_artifact(frame, "x", None, "anomaly", opts)
+    _load(server, repo, "anomaly", result["artifact"])
+    rows = frame.iloc[:10]
+    inputs = [{"name": c, "shape": [10], "datatype": "FP64", "data": rows[c].tolist()} for c in ("x", "y")]
+    status, body = server.post("/v2/models/anomaly/infer", {"inputs": inputs})
+    assert status == 200, body
+    out = _outputs(body)
+    model = load_artifact(result["artifact"]["path"])
+    np.testing.assert_allclose(out["score"], model.score(rows), atol=1e-9)
+    assert out["flag"] == model.flag(rows).tolist()
+    assert out["flag"][:5] == [True] * 5
+
+    months = pd.date_range("2020-01-01", periods=48, freq="MS")
+    series = 100 + np.arange(48) * 2.0 + 10 * np.sin(np.arange(48) * np.pi / 6)
+    ts = pd.DataFrame({"month": months.date, "sales": series})
+    opts = {"algorithms": ["ARIMA"], "artifact_dir": str(tmp_path)}
+    result, _ = train_with_artifact(ts, "sales", None, "timeseries", opts)
+    assert result["status"] == "succeeded", result["reason"]
+    _load(server, repo, "forecast", result["artifact"])
+    horizon = {"name": "horizon", "shape": [1], "datatype": "INT64", "data": [6]}
+    status, body = server.post("/v2/models/forecast/infer", {"inputs": [horizon]})
+    assert status == 200, body
+    out = _outputs(body)
+    want = load_artifact(result["artifact"]["path"]).forecast(6)
+    assert out["ds"][0].startswith("2024-01-01") and len(out["ds"]) == 6
+    np.testing.assert_allclose(out["yhat"], want["yhat"].to_numpy(), atol=1e-9)
+    status, body = server.post("/v2/models/forecast/infer", {"inputs": [{**horizon, "data": [0]}]})
+    assert status == 400
+
+
 def test_a_restart_loads_the_repository_again(deployed) -> None:
     server, frame, result, model, repo = deployed
     server.stop()
