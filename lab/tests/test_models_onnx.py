@@ -202,3 +202,34 @@ def test_a_training_run_writes_the_onnx_beside_the_artifact(german: pd.DataFrame
 
     assert hashlib.sha256(path.read_bytes()).hexdigest() == record["sha256"]
     assert blob is not None
+
+
+@pytest.fixture
+def s3_prefix(s3_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """CAIRN_S3_* from the test store's URL (as test_models_artifacts_s3.py); a fresh prefix."""
+    import uuid
+    from urllib.parse import urlsplit
+
+    u = urlsplit(s3_url)
+    monkeypatch.setenv("CAIRN_S3_ENDPOINT", f"{u.scheme}://{u.hostname}:{u.port}")
+    monkeypatch.setenv("CAIRN_S3_ACCESS_KEY_ID", u.username or "")
+    monkeypatch.setenv("CAIRN_S3_SECRET_ACCESS_KEY", u.password or "")
+    return f"s3://{u.path.strip('/')}/t{uuid.uuid4().hex[:8]}/models/tenant-a"
+
+
+def test_the_onnx_goes_to_the_s3_object_store_beside_the_artifact(
+    german: pd.DataFrame, s3_prefix: str
+) -> None:
+    import hashlib
+
+    from lab.models.artifacts import read_artifact_bytes
+
+    model, val = fitted(german, "credit", "classification", "GradientBoosting")
+    record = onnx_record(model, val, s3_prefix)
+    assert record["status"] == "converted", record
+    assert record["path"] == f"{s3_prefix}/{record['sha256']}.onnx"
+    stored = read_artifact_bytes(record["path"])
+    assert hashlib.sha256(stored).hexdigest() == record["sha256"] and len(stored) == record["bytes"]
+    np.testing.assert_allclose(
+        run(stored, record["inputs"], val), model.predict_proba(val), rtol=0, atol=1e-5
+    )
