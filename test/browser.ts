@@ -56,7 +56,10 @@ export function recordRequests(page: Page, into: { method: string; url: string }
 
 /** Opens a dashboard page and waits until it has rendered (main[data-ready]). */
 export async function openPage(page: Page, base: string, route: string): Promise<void> {
-  await page.goto(`${base}/app/#/${route}`);
+  const target = `${base}/app/#/${route}`;
+  // goto to the same URL with a hash is a no-op; reload then, so the page renders afresh.
+  if (page.url() === target) await page.reload();
+  else await page.goto(target);
   await page.waitForSelector("main[data-ready=true]", { timeout: 20_000 });
 }
 

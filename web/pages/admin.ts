@@ -24,7 +24,11 @@ interface Status {
   steps: { id: string; name: string; status: string }[];
 }
 
+/** Provisioning progress: outside the tenants table, which re-renders under it. */
+let progress: HTMLElement = document.createElement("div");
+
 export async function render(main: HTMLElement): Promise<void> {
+  progress = h("div", { "aria-live": "polite" });
   const key = field("Admin key", h("input", { name: "admin_key", type: "password", autocomplete: "off" }));
   const keyForm = h("form", { class: "inline" }, key.wrap, h("button", { type: "submit" }, "Use key"));
   const tenants = h("section", { "aria-labelledby": "tenants-h" });
@@ -35,7 +39,7 @@ export async function render(main: HTMLElement): Promise<void> {
   });
   const health = h("section", { "aria-labelledby": "health-h" }, h("h2", { id: "health-h" }, "Lakehouse health"));
   const lake = h("section", { "aria-labelledby": "lake-h" });
-  set(main, h("h1", {}, "Admin"), keyForm, tenants, health, lake);
+  set(main, h("h1", {}, "Admin"), keyForm, tenants, progress, health, lake);
   const hres = await call<Record<string, string>>("/v1/admin/lakehouse/health", { auth: "none" }).catch((err) => ({
     status: "unavailable",
     error: String(err),
@@ -66,10 +70,9 @@ async function renderTenants(sec: HTMLElement): Promise<void> {
     );
     return;
   }
-  const progress = h("div", { "aria-live": "polite" });
   const rows = list.map((t) => {
     const watch = h("button", { type: "button", class: "secondary" }, "Progress");
-    watch.addEventListener("click", () => void watchTenant(t.slug, progress));
+    watch.addEventListener("click", () => void watchTenant(t.slug, sec));
     const off = h(
       "button",
       { type: "button", disabled: !t.is_active, "aria-label": `Deactivate ${t.slug}` },
@@ -97,7 +100,6 @@ async function renderTenants(sec: HTMLElement): Promise<void> {
     createForm(sec),
     out,
     table(["Slug", "Name", "Tier", "State", "Active", ""], rows, "Tenants"),
-    progress,
   );
 }
 
@@ -105,7 +107,7 @@ function createForm(sec: HTMLElement): HTMLElement {
   const f = {
     slug: field("Slug", h("input", { name: "slug", required: true })),
     display_name: field("Display name", h("input", { name: "display_name", required: true })),
-    tier: field("Tier", select("tier", ["free", "pro", "enterprise"], "pro")),
+    tier: field("Tier", select("tier", ["pilot", "enterprise", "enterprise_plus"], "pilot")),
     region: field("Region", h("input", { name: "region", value: "local" })),
     admin_email: field("Admin email", h("input", { name: "admin_email", type: "email", required: true })),
   };
@@ -123,7 +125,7 @@ function createForm(sec: HTMLElement): HTMLElement {
     try {
       const t = await call<Tenant>("/v1/admin/tenants", { auth: "admin", body });
       await renderTenants(sec);
-      void watchTenant(t.slug, sec.querySelector("[aria-live]") as HTMLElement);
+      void watchTenant(t.slug, sec);
     } catch (err) {
       showErrors(err, form, out);
     }
@@ -131,8 +133,9 @@ function createForm(sec: HTMLElement): HTMLElement {
   return form;
 }
 
-/** Polls the status every second until the pipeline is done or failed. */
-async function watchTenant(slug: string, el: HTMLElement): Promise<void> {
+/** Polls the status every second until the pipeline is done or failed; then the list again. */
+async function watchTenant(slug: string, sec: HTMLElement): Promise<void> {
+  const el = progress;
   let stop = false;
   onLeave(() => (stop = true));
   while (!stop) {
@@ -156,9 +159,9 @@ async function watchTenant(slug: string, el: HTMLElement): Promise<void> {
     if (
       s.provisioning_state === "active" ||
       s.provisioning_state === "failed" ||
-      s.provisioning_state === "deactivated"
+      s.provisioning_state === "deprovisioned"
     )
-      return;
+      return renderTenants(sec);
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
