@@ -80,5 +80,7 @@ export function openFoundry(d: FoundryWiring): { service: FoundryService; worker
   const handler = makeBuildHandler(buildDeps);
   // Two builds at a time per instance: the work is in the lab; the service only waits.
   const worker = d.queue.work(FOUNDRY_BUILD_QUEUE, handler, { concurrency: 2 });
-  return { service, workers: [worker, ...readModels.workers], buildDeps };
+  // The serving area's background loads stop with the workers at shutdown.
+  const servingStop: JobWorker = { close: async () => serving.close() };
+  return { service, workers: [worker, ...readModels.workers, servingStop], buildDeps };
 }

@@ -230,6 +230,11 @@ export class FoundryServing {
     return pending.length;
   }
 
+  /** Service shutdown: no new loads; one in flight is not recorded (the next start loads it again). */
+  close(): void {
+    this.deps.loader?.close();
+  }
+
   private checkBatch(schema: ServingSchema, rows: Record<string, JsonValue>[], field: string): void {
     if (!rows.length || rows.length > MAX_PREDICT_ROWS) {
       throw AppError.validation([
