@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FastModel } from "../../domain/foundry/serving/fast-path.ts";
+import { type FastModel, fastModelOf } from "../../domain/foundry/serving/fast-path.ts";
 import type { JsonValue } from "../../domain/ports.ts";
 import { LAB_PYTHON } from "../../test/lakehouse.ts";
 import { OnnxScorer } from "./scorer.ts";
@@ -50,6 +50,7 @@ def main():
         return [{k: (None if (v is None or (isinstance(v, float) and np.isnan(v))) else (v.item() if hasattr(v, "item") else v))
                  for k, v in r.items()} for r in f.to_dict(orient="records")]
     cls = {"winner": result["winner"]["algorithm"], "onnx": result["artifact"]["onnx"], "classes": result["classes"],
+           "artifact": {k: v for k, v in result["artifact"].items() if k != "base64"},
            "rows": records(rows), "probabilities": model.predict_proba(rows).tolist()}
 
     cal = pd.read_csv(california_csv).sample(3000, random_state=7).reset_index(drop=True)
@@ -79,6 +80,7 @@ interface Parity {
     winner: string;
     onnx: FastModel & { status: string; outputs: { name: string }[] };
     classes: JsonValue[];
+    artifact: Record<string, JsonValue>;
     rows: Record<string, JsonValue>[];
     probabilities: number[][];
   };
@@ -118,11 +120,17 @@ describe("OnnxScorer parity with the lab", () => {
     const { onnx, rows, probabilities, classes } = parity.classification;
     expect(onnx.status).toBe("converted");
     expect(onnx.path.endsWith(`${onnx.sha256}.onnx`)).toBe(true);
+    // What serving reads from the stored RunResult.
+    const fast = fastModelOf({ artifact: parity.classification.artifact });
+    expect(fast).toEqual({ sha256: onnx.sha256, path: onnx.path, inputs: onnx.inputs });
+    expect(fastModelOf({ artifact: { onnx: { status: "unsupported", reason: "SVC" } } })).toBeNull();
+    expect(fastModelOf({ artifact: { sha256: "x" } })).toBeNull();
+    expect(fastModelOf(null)).toBeNull();
     expect(onnx.inputs.map((i) => i.name)).toEqual(Array.from({ length: 20 }, (_, i) => `a${i + 1}`));
     expect(onnx.inputs.find((i) => i.name === "a1")?.type).toBe("string");
     expect(onnx.inputs.find((i) => i.name === "a2")?.type).toBe("float64");
     expect(rows.length).toBe(204); // 200 validation rows + 4 with gaps and unseen categories
-    const got = await scorer.score(onnx, rows);
+    const got = await scorer.score(fast as FastModel, rows);
     expect(got.values).toBeUndefined();
     expect(got.probabilities?.length).toBe(rows.length);
     let worst = 0;

@@ -40,3 +40,25 @@ export interface FastScores {
 export interface FastScorer {
   score(model: FastModel, rows: Record<string, JsonValue>[]): Promise<FastScores>;
 }
+
+const isObject = (v: unknown): v is Record<string, JsonValue> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The converted model of a run's result (`result.artifact.onnx`, written by the lab), or null when
+ * the run has none (status "unsupported" or "skipped", an older run): then the OIP path serves.
+ */
+export function fastModelOf(result: Record<string, JsonValue> | null | undefined): FastModel | null {
+  const artifact = result?.artifact;
+  const onnx = isObject(artifact) ? artifact.onnx : undefined;
+  if (!isObject(onnx) || onnx.status !== "converted") return null;
+  const { sha256, path, inputs } = onnx;
+  if (typeof sha256 !== "string" || typeof path !== "string" || !Array.isArray(inputs)) return null;
+  const parsed: FastInput[] = [];
+  for (const i of inputs) {
+    if (!isObject(i) || typeof i.name !== "string" || (i.type !== "float64" && i.type !== "string")) return null;
+    const kind = typeof i.kind === "string" ? (i.kind as FastInput["kind"]) : undefined;
+    parsed.push(kind ? { name: i.name, type: i.type, kind } : { name: i.name, type: i.type });
+  }
+  return { sha256, path, inputs: parsed };
+}
