@@ -11,6 +11,7 @@ import type { JsonValue } from "../../ports.ts";
 import { lakehouseNamespace, type TenantRef } from "../../tenants/namespaces.ts";
 import type { DatasetStore, FoundryLabPort } from "../ports.ts";
 import { checkTrainingInput, readyDataset } from "./checks.ts";
+import { labJobPatch } from "./lab-job.ts";
 import {
   isJsonObject,
   type ModelRecord,
@@ -18,7 +19,6 @@ import {
   modelSummary,
   modelView,
   objects,
-  storableResult,
   type TrainRequest,
 } from "./model.ts";
 import type { LabCatalog, ModelPatch, ModelStore, TrainDefaults, TrainQueue } from "./ports.ts";
@@ -173,35 +173,13 @@ export class FoundryModels {
   /** Reads the job and stores what it says; a record another reader already finished stays as is. */
   private async sync(m: ModelRecord): Promise<ModelRecord> {
     const job = await this.deps.queue.getJob(FOUNDRY_TRAIN_QUEUE, m.job_id);
-    let patch: ModelPatch;
-    const now = new Date().toISOString();
-    if (!job) {
-      patch = { status: "failed", error: "The training job is no longer in the queue", finished_at: now };
-    } else if (job.status === "completed") {
-      const result = storableResult(job.result);
-      const artifact = result && isJsonObject(result.artifact) ? result.artifact : null;
-      const ok = result?.status === "succeeded";
-      patch = {
-        status: ok ? "ready" : "failed",
-        error: ok ? null : String(result?.reason ?? "the lab returned no result"),
-        result,
-        progress: null,
-        artifact_sha256: typeof artifact?.sha256 === "string" ? artifact.sha256 : null,
-        artifact_path: typeof artifact?.path === "string" ? artifact.path : null,
-        finished_at: job.finishedAt ?? now,
-      };
-    } else if (job.status === "failed") {
-      patch = {
-        status: "failed",
-        error: job.error ?? "the training job failed",
-        progress: null,
-        finished_at: job.finishedAt ?? now,
-      };
-    } else if (job.status === "active") {
-      if (m.status === "training" && JSON.stringify(m.progress) === JSON.stringify(job.progress ?? null)) return m;
-      patch = { status: "training", progress: job.progress ?? null };
-    } else {
-      return m;
+    const outcome = labJobPatch(job, m, "training", "training");
+    if (!outcome) return m;
+    const patch: ModelPatch = outcome;
+    if (outcome.result !== undefined) {
+      const artifact = outcome.result && isJsonObject(outcome.result.artifact) ? outcome.result.artifact : null;
+      patch.artifact_sha256 = typeof artifact?.sha256 === "string" ? artifact.sha256 : null;
+      patch.artifact_path = typeof artifact?.path === "string" ? artifact.path : null;
     }
     return (
       (await this.deps.models.updateModel(m.tenant_id, m.id, patch, ACTIVE)) ??

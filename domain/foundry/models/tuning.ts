@@ -11,7 +11,7 @@ import { AppError } from "../../errors.ts";
 import type { JsonValue } from "../../ports.ts";
 import type { TenantRef } from "../../tenants/namespaces.ts";
 import { checkTrainingInput, type InputCheckDeps, readyDataset } from "./checks.ts";
-import { storableResult } from "./model.ts";
+import { labJobPatch } from "./lab-job.ts";
 import type { TrainQueue } from "./ports.ts";
 import { FOUNDRY_TRAIN_QUEUE } from "./service.ts";
 import {
@@ -153,33 +153,8 @@ export class FoundryTuning {
   /** Reads the job and stores what it says; a record another reader already finished stays as is. */
   private async sync(x: TuningRecord): Promise<TuningRecord> {
     const job = await this.deps.queue.getJob(FOUNDRY_TRAIN_QUEUE, x.job_id);
-    const now = new Date().toISOString();
-    let patch: TuningPatch;
-    if (!job) {
-      patch = { status: "failed", error: "The tuning job is no longer in the queue", finished_at: now };
-    } else if (job.status === "completed") {
-      const result = storableResult(job.result);
-      const ok = result?.status === "succeeded";
-      patch = {
-        status: ok ? "ready" : "failed",
-        error: ok ? null : String(result?.reason ?? "the lab returned no result"),
-        result,
-        progress: null,
-        finished_at: job.finishedAt ?? now,
-      };
-    } else if (job.status === "failed") {
-      patch = {
-        status: "failed",
-        error: job.error ?? "the tuning job failed",
-        progress: null,
-        finished_at: job.finishedAt ?? now,
-      };
-    } else if (job.status === "active") {
-      if (x.status === "tuning" && JSON.stringify(x.progress) === JSON.stringify(job.progress ?? null)) return x;
-      patch = { status: "tuning", progress: job.progress ?? null };
-    } else {
-      return x;
-    }
+    const patch: TuningPatch | null = labJobPatch(job, x, "tuning", "tuning");
+    if (!patch) return x;
     return (
       (await this.deps.tunings.updateTuning(x.tenant_id, x.id, patch, ACTIVE)) ??
       ((await this.deps.tunings.getTuning(x.tenant_id, x.id)) as TuningRecord)
