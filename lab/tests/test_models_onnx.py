@@ -166,6 +166,17 @@ def test_a_conversion_past_its_time_bound_is_refused(german: pd.DataFrame) -> No
     assert result.onnx is None and "longer than" in (result.reason or "")
 
 
+def test_an_ensemble_past_the_node_bound_is_refused_before_converting(
+    german: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lab.models.onnx_export as onnx_export
+
+    model, val = fitted(german, "credit", "classification", "ExtraTrees")
+    monkeypatch.setattr(onnx_export, "MAX_TREE_NODES", 1000)
+    result = export(model, val)
+    assert result.onnx is None and "tree nodes exceed" in (result.reason or "")
+
+
 def test_a_model_that_would_score_differently_is_never_exported(
     german: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
