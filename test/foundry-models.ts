@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GERMAN_CREDIT_COLUMNS } from "../cli/foundry-demo.ts";
-import { FOUNDRY_TRAIN_QUEUE } from "../domain/foundry/models/service.ts";
+import { FOUNDRY_TRAIN_QUEUE } from "../domain/foundry/models/lab-job.ts";
 import type { TenantRef } from "../domain/tenants/namespaces.ts";
 import { startTestService, type TestService } from "./harness.ts";
 import { type GatewayHandle, LAB_PYTHON, startGateway } from "./lakehouse.ts";

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { FOUNDRY_TRAIN_QUEUE, TRAIN_ATTEMPTS } from "../../domain/foundry/models/service.ts";
+import { FOUNDRY_TRAIN_QUEUE, TRAIN_ATTEMPTS } from "../../domain/foundry/models/lab-job.ts";
 import {
   killLabWorker,
   labWorkerDone,

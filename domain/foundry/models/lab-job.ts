@@ -8,6 +8,12 @@
 import type { JobInfo, JsonValue } from "../../ports.ts";
 import { storableResult } from "./model.ts";
 
+/** The queue and job name the lab worker consumes (lab/src/lab/jobs/handlers.py). */
+export const FOUNDRY_TRAIN_QUEUE = "foundry-train";
+export const TRAIN_JOB = "models.train";
+/** A run is tried at most twice: once, and once more after its lab worker was lost. */
+export const TRAIN_ATTEMPTS = 2;
+
 export interface LabJobPatch<S extends string> {
   status: "ready" | "failed" | S;
   progress?: JsonValue | null;

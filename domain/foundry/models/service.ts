@@ -11,7 +11,7 @@ import type { JsonValue } from "../../ports.ts";
 import { lakehouseNamespace, type TenantRef } from "../../tenants/namespaces.ts";
 import type { DatasetStore, FoundryLabPort } from "../ports.ts";
 import { checkTrainingInput, readyDataset } from "./checks.ts";
-import { labJobPatch } from "./lab-job.ts";
+import { FOUNDRY_TRAIN_QUEUE, labJobPatch, TRAIN_ATTEMPTS, TRAIN_JOB } from "./lab-job.ts";
 import {
   isJsonObject,
   type ModelRecord,
@@ -25,11 +25,6 @@ import type { LabCatalog, ModelPatch, ModelStore, TrainDefaults, TrainQueue } fr
 import { checkSeriesRequest } from "./series-checks.ts";
 import type { FoundryTuning } from "./tuning.ts";
 
-/** The queue and job name the lab worker consumes (lab/src/lab/jobs/handlers.py). */
-export const FOUNDRY_TRAIN_QUEUE = "foundry-train";
-export const TRAIN_JOB = "models.train";
-/** A run is tried at most twice: once, and once more after its lab worker was lost. */
-export const TRAIN_ATTEMPTS = 2;
 /** SHAP values a caller gets (spec 2.8: the top 20 features). */
 export const SHAP_TOP = 20;
 

@@ -11,9 +11,8 @@ import { AppError } from "../../errors.ts";
 import type { JsonValue } from "../../ports.ts";
 import type { TenantRef } from "../../tenants/namespaces.ts";
 import { checkTrainingInput, type InputCheckDeps, readyDataset } from "./checks.ts";
-import { labJobPatch } from "./lab-job.ts";
+import { FOUNDRY_TRAIN_QUEUE, labJobPatch } from "./lab-job.ts";
 import type { TrainQueue } from "./ports.ts";
-import { FOUNDRY_TRAIN_QUEUE } from "./service.ts";
 import {
   bestParams,
   TUNING_PARALLEL,
