@@ -66,11 +66,18 @@ ensure_libreoffice() {
   apt_install libreoffice-calc-nogui
 }
 
+ensure_chromium() {
+  # Debian's Chromium drives the dashboard's browser tests (test/browser.ts, playwright-core).
+  [ -x /usr/bin/chromium ] && return 0
+  apt_install chromium
+}
+
 case "${1:-start}" in
   start)
     start_postgres
     start_redis
     ensure_libreoffice
+    ensure_chromium
     scripts/questdb.sh start >/dev/null
     scripts/opensearch.sh start >/dev/null
     scripts/s3proxy.sh start >/dev/null

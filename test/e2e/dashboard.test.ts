@@ -124,6 +124,19 @@ describe.skipIf(!browserAvailable())("dashboard: sign-in and account", () => {
     await ctx.close();
   });
 
+  test("/app serves the page and its hashed assets, gzip-compressed when asked; unknown assets are 404", async () => {
+    const html = await (await fetch(`${served.url}/app/`)).text();
+    const entry = html.match(/src="(\/app\/assets\/main-[a-z0-9]+\.js)"/)?.[1] as string;
+    expect(entry).toBeString();
+    const plain = await fetch(`${served.url}${entry}`, { headers: { "accept-encoding": "identity" } });
+    const zipped = await fetch(`${served.url}${entry}`, { headers: { "accept-encoding": "gzip" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(zipped.headers.get("content-encoding")).toBe("gzip");
+    expect(zipped.headers.get("cache-control")).toContain("immutable");
+    expect(await zipped.text()).toBe(await plain.text()); // fetch decompresses
+    expect((await fetch(`${served.url}/app/assets/nope.js`)).status).toBe(404);
+  });
+
   test("every request the pages made is an /openapi.json operation or a documented WebSocket", async () => {
     const doc = (await (await svc.request("/openapi.json")).json()) as {
       paths: Record<string, Record<string, unknown>>;

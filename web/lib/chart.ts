@@ -14,8 +14,9 @@ export async function lineChart(
       title,
       width: Math.min(640, el.clientWidth || 640),
       height: 260,
-      scales: { x: { time: false } },
-      axes: [{}, { size: 70 }],
+      // Whole years, padded by one: a single year otherwise spans 0..4000.
+      scales: { x: { time: false, range: (_u, min, max) => [min - 1, max + 1] } },
+      axes: [{ values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : "")) }, { size: 70 }],
       series: [
         { label: "year" },
         ...names.map((n, i) => ({ label: n, stroke: PALETTE[i % PALETTE.length], width: 2 })),
