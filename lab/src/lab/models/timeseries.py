@@ -6,9 +6,10 @@ interpolation (the count is recorded). The holdout is the last 20% of the points
 each algorithm forecasts exactly that many steps from the training part.
 
 Every algorithm (``lab.models.forecasters``, re-exported here) is callable on its own as
-``fit_<name>(train, horizon, seed, params) -> (model, forecast)``: ``train`` is a frame with columns ``ds`` (timestamps) and ``y`` (floats) on a regular
-grid, ``forecast`` is a float array of ``horizon`` values, ``params`` may carry ``freq`` (a pandas
-offset alias) and ``season`` (points per season) besides the algorithm's own settings.
+``fit_<name>(train, horizon, seed, params) -> (model, forecast)``: ``train`` is a frame with
+columns ``ds`` (timestamps) and ``y`` (floats) on a regular grid, ``forecast`` is a float array
+of ``horizon`` values, ``params`` may carry ``freq`` (a pandas offset alias) and ``season``
+(points per season) besides the algorithm's own settings.
 
 Metrics per algorithm: MAE (the winner criterion), RMSE, and MASE scaled by the in-sample
 seasonal-naive error (lag = season, or 1 when the series has no usable season). The seasonal-naive
