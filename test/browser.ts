@@ -95,3 +95,13 @@ export function outsideApi(
   }
   return bad;
 }
+
+/** Form controls with no accessible name (no <label>, aria-label or aria-labelledby): should be none. */
+export function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll<HTMLInputElement>("input, select, textarea"))
+      .filter((el) => el.type !== "hidden" && el.labels?.length === 0)
+      .filter((el) => !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby"))
+      .map((el) => el.outerHTML.slice(0, 120)),
+  );
+}

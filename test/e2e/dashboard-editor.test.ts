@@ -13,6 +13,7 @@ import {
   recordRequests,
   screenshot,
   signedInContext,
+  unlabelledControls,
 } from "../browser.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { type Served, serve } from "../serve.ts";
@@ -111,6 +112,7 @@ describe.skipIf(!browserAvailable())("dashboard: collaborative editor", () => {
     expect(await caretLabels(b)).toEqual(["owner@ed.test"]);
     expect(await a.textContent("[data-testid=mode]")).toBe("editing");
     await screenshot(a, "editor");
+    expect(await unlabelledControls(a)).toEqual([]);
     await a.context().close();
     await b.context().close();
   });
@@ -144,6 +146,7 @@ describe.skipIf(!browserAvailable())("dashboard: collaborative editor", () => {
     const row = page.locator("tr", { hasText: "Deal memo" });
     expect(await row.textContent()).toContain("viewer");
     await screenshot(page, "editor-list");
+    expect(await unlabelledControls(page)).toEqual([]);
     await ctx.close();
     const doc = (await (await svc.request("/openapi.json")).json()) as {
       paths: Record<string, Record<string, unknown>>;

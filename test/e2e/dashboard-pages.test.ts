@@ -20,6 +20,7 @@ import {
   recordRequests,
   screenshot,
   signedInContext,
+  unlabelledControls,
 } from "../browser.ts";
 import { type DocsFixture, startDocsFixture } from "../fixtures/documents-app.ts";
 import { type GatewayHandle, startGateway } from "../lakehouse.ts";
@@ -39,7 +40,8 @@ describe.skipIf(!browserAvailable())("dashboard: documents, news, data, admin, f
 
   beforeAll(async () => {
     gateway = await startGateway();
-    fx = await startDocsFixture(gateway ? { CAIRN_LAKEHOUSE_URL: gateway.url } : {});
+    // Test faults on: the admin test fails a provisioning step on purpose.
+    fx = await startDocsFixture({ CAIRN_TEST_FAULTS: "1", ...(gateway ? { CAIRN_LAKEHOUSE_URL: gateway.url } : {}) });
     dir = mkdtempSync(join(tmpdir(), "cairn-dash-"));
     await ingestSecDirectory(writeSecFixture(join(dir, "sec")), fx.svc.service.financials, { marketDir: null });
     const analyst = await fx.caller("analyst@dash.test", ["analyst"]);
@@ -103,6 +105,7 @@ describe.skipIf(!browserAvailable())("dashboard: documents, news, data, admin, f
     await page.waitForSelector("[data-testid=answer] ol li");
     expect(await page.textContent("[data-testid=answer]")).toContain("heron-memo.txt");
     await screenshot(page, "documents");
+    expect(await unlabelledControls(page)).toEqual([]);
     await page.context().close();
   });
 
@@ -125,6 +128,7 @@ describe.skipIf(!browserAvailable())("dashboard: documents, news, data, admin, f
     await hist.getByRole("button", { name: "Search" }).click();
     await hist.locator(".status", { hasText: "articles" }).waitFor();
     await screenshot(page, "news");
+    expect(await unlabelledControls(page)).toEqual([]);
     await page.context().close();
   });
 
@@ -142,10 +146,11 @@ describe.skipIf(!browserAvailable())("dashboard: documents, news, data, admin, f
     const bytes = await Bun.file((await download.path()) as string).bytes();
     expect(String.fromCharCode(bytes[0] as number, bytes[1] as number)).toBe("PK"); // a zip: xlsx
     await screenshot(page, "data");
+    expect(await unlabelledControls(page)).toEqual([]);
     await page.context().close();
   });
 
-  test("admin: a new tenant provisions through its 9 steps live, then is deactivated after confirmation", async () => {
+  test("admin: a tenant provisions through its 9 steps live and is deactivated; a failed step shows its error and resumes", async () => {
     const page = await open("admin");
     await page.getByLabel("Admin key").fill(fx.svc.service.secrets.adminApiKey);
     await page.getByRole("button", { name: "Use key" }).click();
@@ -153,19 +158,35 @@ describe.skipIf(!browserAvailable())("dashboard: documents, news, data, admin, f
     const slug = `dash-${crypto.randomUUID().slice(0, 6)}`;
     await page.getByLabel("Slug").fill(slug);
     await page.getByLabel("Display name").fill("Dash Capital");
-    await page.getByLabel("Admin email").fill("admin@dash-capital.test");
+    await page.getByLabel("Admin email (optional)").fill("admin@dash-capital.test");
     await page.getByRole("button", { name: "Create / resume" }).click();
     await page.waitForSelector(`text=Provisioning ${slug}: active`, { timeout: 45_000 });
     expect(await page.locator("[data-testid=steps] li").count()).toBe(9);
     expect(await page.locator("[data-testid=steps] li.completed").count()).toBe(9);
     expect(await page.textContent("[data-testid=lake-health]")).toContain("status:");
     await screenshot(page, "admin");
+    expect(await unlabelledControls(page)).toEqual([]);
     page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: `Deactivate ${slug}` }).click();
     await page.waitForFunction((s) => {
       const row = Array.from(document.querySelectorAll("tr")).find((r) => r.textContent?.startsWith(s));
       return row?.children[4]?.textContent === "no";
     }, slug);
+
+    // A step that fails: the failed step and the error are shown; Resume finishes the pipeline.
+    const broken = `dash-${crypto.randomUUID().slice(0, 6)}`;
+    fx.svc.service.faults.set("step_4", "fail");
+    await page.getByLabel("Slug").fill(broken);
+    await page.getByLabel("Display name").fill("Broken Capital");
+    await page.getByRole("button", { name: "Create / resume" }).click();
+    await page.waitForSelector(`text=Provisioning ${broken}: failed`, { timeout: 45_000 });
+    expect(await page.locator("[data-testid=steps] li.failed").count()).toBe(1);
+    expect(await page.textContent("p.error[role=alert]")).toContain("injected fault");
+    await screenshot(page, "admin-failed");
+    expect(await unlabelledControls(page)).toEqual([]);
+    await page.getByRole("button", { name: `Resume ${broken}` }).click();
+    await page.waitForSelector(`text=Provisioning ${broken}: active`, { timeout: 45_000 });
+    expect(await page.locator("[data-testid=steps] li.completed").count()).toBe(9);
     await page.context().close();
   }, 90_000);
 
@@ -208,6 +229,7 @@ describe.skipIf(!browserAvailable())("dashboard: documents, news, data, admin, f
     expect(detail).toContain("s.close >= 20");
     expect(await page.locator("[data-testid=detail] tbody tr").count()).toBe(2);
     await screenshot(page, "foundry");
+    expect(await unlabelledControls(page)).toEqual([]);
     await page.context().close();
   }, 60_000);
 

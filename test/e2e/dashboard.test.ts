@@ -14,6 +14,7 @@ import {
   recordRequests,
   screenshot,
   signedInContext,
+  unlabelledControls,
 } from "../browser.ts";
 import { startTestService, type TestService } from "../harness.ts";
 import { type Served, serve } from "../serve.ts";
@@ -60,6 +61,7 @@ describe.skipIf(!browserAvailable())("dashboard: sign-in and account", () => {
     const news = (k: string) => svc.request("/v1/news?limit=1", { headers: { "x-api-key": k } });
     expect((await news(plaintext)).status).toBe(200);
     await screenshot(page, "account");
+    expect(await unlabelledControls(page)).toEqual([]);
 
     page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Revoke ci robot" }).click();
@@ -107,6 +109,7 @@ describe.skipIf(!browserAvailable())("dashboard: sign-in and account", () => {
     expect(await page.evaluate(() => sessionStorage.getItem("cairn.session"))).toBeNull();
     expect((await svc.request("/v1/news?limit=1", { headers: { "x-api-key": stored.apiKey } })).status).toBe(401);
     await screenshot(page, "signin");
+    expect(await unlabelledControls(page)).toEqual([]);
     await ctx.close();
   });
 
@@ -121,6 +124,7 @@ describe.skipIf(!browserAvailable())("dashboard: sign-in and account", () => {
     );
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, "account-phone");
+    expect(await unlabelledControls(page)).toEqual([]);
     await ctx.close();
   });
 

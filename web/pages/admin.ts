@@ -85,13 +85,23 @@ async function renderTenants(sec: HTMLElement): Promise<void> {
       );
       await renderTenants(sec);
     });
+    // Resume = POST the same tenant again (spec 4.1); only a failed pipeline offers it.
+    const resume =
+      t.provisioning_state === "failed"
+        ? h("button", { type: "button", "aria-label": `Resume ${t.slug}` }, "Resume")
+        : null;
+    resume?.addEventListener("click", async () => {
+      const body = { slug: t.slug, display_name: t.display_name, tier: t.tier, region: t.region };
+      await call("/v1/admin/tenants", { auth: "admin", body }).catch((err) => (out.textContent = String(err.message)));
+      void watchTenant(t.slug, sec);
+    });
     return [
       t.slug,
       t.display_name,
       t.tier,
       h("span", { class: t.provisioning_state === "failed" ? "failed" : "" }, t.provisioning_state),
       t.is_active ? "yes" : "no",
-      h("span", {}, watch, " ", off),
+      h("span", {}, watch, " ", resume, resume ? " " : "", off),
     ];
   });
   set(
@@ -109,7 +119,7 @@ function createForm(sec: HTMLElement): HTMLElement {
     display_name: field("Display name", h("input", { name: "display_name", required: true })),
     tier: field("Tier", select("tier", ["pilot", "enterprise", "enterprise_plus"], "pilot")),
     region: field("Region", h("input", { name: "region", value: "local" })),
-    admin_email: field("Admin email", h("input", { name: "admin_email", type: "email", required: true })),
+    admin_email: field("Admin email (optional)", h("input", { name: "admin_email", type: "email" })),
   };
   const out = status();
   const form = h(
@@ -121,7 +131,12 @@ function createForm(sec: HTMLElement): HTMLElement {
   );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const body = Object.fromEntries(Object.entries(f).map(([k, x]) => [k, (x.input as HTMLInputElement).value.trim()]));
+    // Empty optional fields are left out, not sent as "" (which the API would refuse).
+    const body = Object.fromEntries(
+      Object.entries(f)
+        .map(([k, x]) => [k, (x.input as HTMLInputElement).value.trim()])
+        .filter(([, v]) => v !== ""),
+    );
     try {
       const t = await call<Tenant>("/v1/admin/tenants", { auth: "admin", body });
       await renderTenants(sec);
@@ -149,11 +164,7 @@ async function watchTenant(slug: string, sec: HTMLElement): Promise<void> {
         ...s.steps.map((x) => h("li", { class: x.status }, `${x.name}: ${x.status}`)),
       ),
       s.last_error
-        ? h(
-            "p",
-            { class: "error", role: "alert" },
-            `Failed: ${s.last_error} — submit the form again with the same slug to resume.`,
-          )
+        ? h("p", { class: "error", role: "alert" }, `Failed: ${s.last_error}. Resume it from the list.`)
         : null,
     );
     if (
