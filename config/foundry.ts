@@ -64,6 +64,11 @@ export const foundryEnv = z.object({
    */
   CAIRN_FOUNDRY_INFERENCE_URL: optionalUrl(["http", "https"]),
   CAIRN_FOUNDRY_INFERENCE_REPOSITORY: z.string().trim().min(1).optional(),
+  /**
+   * Predictions of tree and linear models through their ONNX graph in the service ("onnx",
+   * docs/foundry-onnx.md) or always through the inference server ("off").
+   */
+  CAIRN_FOUNDRY_FAST_PATH: z.enum(["onnx", "off"]).default("onnx"),
   /** How often each instance looks for due agent fires (docs/foundry-agents.md), ms; 0 = no scheduler. */
   CAIRN_FOUNDRY_AGENT_TICK_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** Alert deduplication window: one notification per agent, entity and window, ms; default 1 hour. */
@@ -95,6 +100,8 @@ export interface FoundryConfig {
     tune: { families: string[] | null; timeoutS: number | null };
     /** The inference server and its model repository; null when either variable is unset. */
     inference: { url: string; repository: string } | null;
+    /** The ONNX fast path of predict: on ("onnx") or off (every prediction through OIP). */
+    fastPath: "onnx" | "off";
     /** Agents: scheduler tick (0 = off), alert window, delivery attempts and backoff, webhook deadline, batch size. */
     agents: {
       tickMs: number;
@@ -130,6 +137,7 @@ export function foundryConfig(e: FoundryEnv): FoundryConfig {
         e.CAIRN_FOUNDRY_INFERENCE_URL && e.CAIRN_FOUNDRY_INFERENCE_REPOSITORY
           ? { url: e.CAIRN_FOUNDRY_INFERENCE_URL, repository: e.CAIRN_FOUNDRY_INFERENCE_REPOSITORY }
           : null,
+      fastPath: e.CAIRN_FOUNDRY_FAST_PATH,
       agents: {
         tickMs: e.CAIRN_FOUNDRY_AGENT_TICK_MS,
         alertWindowMs: e.CAIRN_FOUNDRY_AGENT_ALERT_WINDOW_MS,

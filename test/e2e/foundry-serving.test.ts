@@ -3,12 +3,12 @@
  * docs/foundry-serving.md): German credit trained through the API and the lab worker
  * (LogisticRegression only, to keep the run short), MLServer started on a model repository
  * (lab/.venv-serve, python -m lab.serving.serve), then deploy (202 deploying; predict 503 +
- * Retry-After until active), predict one row and a batch, 422 for unknown/missing columns,
+ * Retry-After until active), predict one row (served by the ONNX fast path) and a batch, 422 for unknown/missing columns,
  * another tenant 404, the threshold flipping labels, drift (insufficient data, stable on the
  * training rows, critical after age + 40), the template explanation whose every number and
  * feature is stored, the KServe manifest, and a restart: MLServer stopped and started again on
- * the same repository and a new service on the same data directory find the deployment active
- * and predict the same scores, and load a deployment left `deploying` again; that service has a
+ * the same repository and a new service on the same data directory (CAIRN_FOUNDRY_FAST_PATH=off)
+ * find the deployment active and predict over OIP the fast path's scores (to 1e-6) and labels, and load a deployment left `deploying` again; that service has a
  * local OpenAI-compatible model for explain. Also a redeploy (version 2) and a name taken (409).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -31,6 +31,7 @@ interface Prediction {
 interface Predicted {
   version: number;
   threshold: number;
+  served_by: "onnx" | "oip";
   predictions: Prediction[];
 }
 
@@ -141,6 +142,8 @@ describe.if(existsSync(LAB_PYTHON) && existsSync(SERVE_PYTHON))("foundry serving
     const one = (await (answered as unknown as Response).json()) as Predicted;
     expect(one.version).toBe(1);
     expect(one.threshold).toBe(0.5);
+    // LogisticRegression converts to ONNX: the service scores it itself (the fast path is on by default).
+    expect(one.served_by).toBe("onnx");
     expect(one.predictions).toHaveLength(1);
     const p = one.predictions[0] as Prediction;
     expect(p.score).toBeGreaterThan(0);
@@ -318,17 +321,25 @@ describe.if(existsSync(LAB_PYTHON) && existsSync(SERVE_PYTHON))("foundry serving
     expect(m.spec.predictor.model.storageUri).toEndWith(`${sha}.joblib`);
   });
 
-  test("restart: MLServer and a new service on the same data find the deployment active, same scores", async () => {
+  test("restart: MLServer and a new service (fast path off) find the deployment active, the same scores over OIP", async () => {
     const f = fx as ModelsFixture;
-    const before = (await (await predict({ rows: rows.slice(0, 5) })).json()) as Predicted;
+    const sample = rows.slice(0, 300);
+    const before = (await (await predict({ rows: sample })).json()) as Predicted;
+    expect(before.served_by).toBe("onnx");
     await ml?.stop();
     // What a service stopped in the middle of a deploy leaves behind: a row still `deploying`.
     await f.svc.service.store.sql.run("UPDATE foundry_deployments SET status = 'deploying' WHERE id = ?", [
       secondRegistryId,
     ]);
     ml = await startMlserver(repository);
+    // The second service predicts through MLServer only: the fast path's parity with the OIP path.
     svc2 = await startTestService(
-      { ...ml?.env, CAIRN_LLM_URL: `http://127.0.0.1:${llm.port}/v1`, CAIRN_LLM_MODEL: "m-local" },
+      {
+        ...ml?.env,
+        CAIRN_FOUNDRY_FAST_PATH: "off",
+        CAIRN_LLM_URL: `http://127.0.0.1:${llm.port}/v1`,
+        CAIRN_LLM_MODEL: "m-local",
+      },
       { dataDir: f.svc.service.config.dataDir, tenantSlug: f.tenant.slug },
     );
     const headers = { authorization: `Bearer ${await svc2.token("analyst@models.test", "enterprise")}` };
@@ -352,10 +363,18 @@ describe.if(existsSync(LAB_PYTHON) && existsSync(SERVE_PYTHON))("foundry serving
       { timeoutMs: 120_000, everyMs: 250 },
     );
     expect((await s2.post(`/v1/foundry/models/${secondId}/predict`, { rows: rows.slice(0, 1) })).status).toBe(200);
-    const res = await predict({ rows: rows.slice(0, 5) }, s2);
+    const res = await predict({ rows: sample }, s2);
     expect(res.status).toBe(200);
     const after = (await res.json()) as Predicted;
-    expect(after.predictions.map((p) => p.score)).toEqual(before.predictions.map((p) => p.score));
+    expect(after.served_by).toBe("oip");
+    expect(after.predictions).toHaveLength(sample.length);
+    after.predictions.forEach((p, i) => {
+      const q = before.predictions[i] as Prediction;
+      expect(Math.abs(p.score - q.score)).toBeLessThan(1e-6);
+      expect(p.label).toBe(q.label);
+      expect(p.class).toBe(q.class);
+      expect(Object.keys(p).sort()).toEqual(Object.keys(q).sort());
+    });
 
     // Explain through the local OpenAI-compatible model: its text when every claim is stored ...
     const top = (model.feature_importance as { feature: string; importance: number }[])[0] as {

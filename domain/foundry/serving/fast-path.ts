@@ -3,7 +3,10 @@
  * converted by the lab (lab/src/lab/models/onnx_export.py, `artifact.onnx` of the RunResult) are
  * scored in the service without the inference server. Adapter: adapters/onnx/scorer.ts.
  */
+import { AppError } from "../../errors.ts";
 import type { JsonValue } from "../../ports.ts";
+import type { Prediction } from "./model.ts";
+import type { ServingSchema } from "./predict.ts";
 
 /** One input of the graph, as the lab recorded it in `artifact.onnx.inputs` (one per feature). */
 export interface FastInput {
@@ -39,7 +42,12 @@ export interface FastScores {
  */
 export interface FastScorer {
   score(model: FastModel, rows: Record<string, JsonValue>[]): Promise<FastScores>;
+  /** Service shutdown: the scorer's processes stop. */
+  close?(): void;
 }
+
+/** The problem types the fast path answers; the others (anomaly, time-series) stay on OIP. */
+export const FAST_PROBLEM_TYPES = new Set(["classification", "regression"]);
 
 const isObject = (v: unknown): v is Record<string, JsonValue> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -61,4 +69,38 @@ export function fastModelOf(result: Record<string, JsonValue> | null | undefined
     parsed.push(kind ? { name: i.name, type: i.type, kind } : { name: i.name, type: i.type });
   }
   return { sha256, path, inputs: parsed };
+}
+
+/**
+ * The fast path's scores as the same predictions the OIP path answers (predict.ts
+ * predictionsFrom): binary classifiers score = p(classes[1]), label = 1 when score >= threshold
+ * else 0, and its class; multi-class the argmax class as label and the probabilities by class;
+ * regression the value. The graph's probability columns are in the run's class order.
+ */
+export function fastPredictions(schema: ServingSchema, scores: FastScores, threshold: number): Prediction[] {
+  if (schema.problemType === "regression") {
+    if (!scores.values) throw new AppError("internal", "The ONNX graph of a regressor answered no values");
+    return scores.values.map((value) => ({ value }));
+  }
+  const classes = schema.classes ?? [];
+  const probs = scores.probabilities;
+  if (!probs || probs.some((p) => p.length !== classes.length)) {
+    throw new AppError("internal", `The ONNX graph answered no ${classes.length}-class probabilities`);
+  }
+  if (classes.length === 2) {
+    return probs.map((p) => {
+      const score = p[1] as number;
+      const label = score >= threshold ? 1 : 0;
+      return { label, score, class: classes[label] as JsonValue };
+    });
+  }
+  return probs.map((p) => {
+    let best = 0;
+    const probabilities: Record<string, number> = {};
+    p.forEach((v, j) => {
+      probabilities[String(classes[j])] = v;
+      if (v > (p[best] as number)) best = j;
+    });
+    return { label: classes[best] as string | number | boolean | null, probabilities };
+  });
 }

@@ -95,5 +95,7 @@ export interface PredictResult {
   version: number;
   problem_type: string;
   threshold: number | null;
+  /** Which path answered: the in-service ONNX fast path or the inference server (OIP v2). */
+  served_by: "onnx" | "oip";
   predictions: Prediction[];
 }

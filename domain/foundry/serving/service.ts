@@ -10,6 +10,7 @@ import { AppError } from "../../errors.ts";
 import type { ChatModel } from "../../llm.ts";
 import type { JsonValue } from "../../ports.ts";
 import type { TenantRef } from "../../tenants/namespaces.ts";
+import { FAST_PROBLEM_TYPES, type FastScorer, fastModelOf, fastPredictions } from "./fast-path.ts";
 import { type DeploymentLoader, deploymentManifest } from "./loader.ts";
 import {
   type Deployment,
@@ -57,6 +58,11 @@ export interface FoundryServingDeps {
   /** Null: no inference server configured (deploy and predict answer 503). */
   inference: InferencePort | null;
   loader: DeploymentLoader | null;
+  /**
+   * The ONNX fast path (docs/foundry-onnx.md): classifiers and regressors whose run has a
+   * converted graph are scored in the service; null (CAIRN_FOUNDRY_FAST_PATH=off): always OIP.
+   */
+  fast: FastScorer | null;
   llm: ChatModel | null;
   logger: Logger;
 }
@@ -137,10 +143,12 @@ export class FoundryServing {
     }
     const inference = this.deps.inference;
     if (!inference) throw new AppError("unavailable", "No inference server is configured");
-    const schema = servingSchema(await this.runOf(t, dep));
+    const run = await this.runOf(t, dep);
+    const schema = servingSchema(run);
     const name = servedName(dep);
     const at = new Date().toISOString();
     let predictions: Prediction[];
+    let servedBy: PredictResult["served_by"] = "oip";
     if (schema.problemType === "timeseries") {
       const horizon = opts.horizon;
       if (!Number.isInteger(horizon) || (horizon as number) < 1 || (horizon as number) > MAX_HORIZON) {
@@ -161,8 +169,15 @@ export class FoundryServing {
       await this.log(dep, [{ horizon: horizon as number }], [{ forecast: predictions as JsonValue }], at);
     } else {
       this.checkBatch(schema, rows, opts.field ?? "rows");
-      const outputs = await inference.infer(name, inferInputs(schema, rows));
-      predictions = predictionsFrom(schema, outputs, rows.length, dep.threshold);
+      const fast = this.deps.fast;
+      const fastModel = fastModelOf(run);
+      if (fast && fastModel && FAST_PROBLEM_TYPES.has(schema.problemType)) {
+        predictions = fastPredictions(schema, await fast.score(fastModel, rows), dep.threshold);
+        servedBy = "onnx";
+      } else {
+        const outputs = await inference.infer(name, inferInputs(schema, rows));
+        predictions = predictionsFrom(schema, outputs, rows.length, dep.threshold);
+      }
       await this.log(dep, rows, predictions as JsonValue[], at);
     }
     const binary = schema.problemType === "classification" && schema.classes?.length === 2;
@@ -173,6 +188,7 @@ export class FoundryServing {
       version: dep.version,
       problem_type: schema.problemType,
       threshold: binary ? dep.threshold : null,
+      served_by: servedBy,
       predictions,
     };
   }
@@ -230,9 +246,13 @@ export class FoundryServing {
     return pending.length;
   }
 
-  /** Service shutdown: no new loads; one in flight is not recorded (the next start loads it again). */
+  /**
+   * Service shutdown: no new loads; one in flight is not recorded (the next start loads it
+   * again); the fast path's processes stop.
+   */
   close(): void {
     this.deps.loader?.close();
+    this.deps.fast?.close?.();
   }
 
   private checkBatch(schema: ServingSchema, rows: Record<string, JsonValue>[], field: string): void {
