@@ -34,8 +34,21 @@ export async function barChart(el: HTMLElement, title: string, labels: string[],
       title,
       width: Math.min(640, el.clientWidth || 640),
       height: 260,
-      scales: { x: { time: false, range: [-0.5, labels.length - 0.5] } },
-      axes: [{ values: (_u, ticks) => ticks.map((t) => labels[t] ?? "") }, { size: 70 }],
+      // Bars grow from zero.
+      scales: {
+        x: { time: false, range: [-0.5, labels.length - 0.5] },
+        y: { range: (_u, _min, max) => [0, max * 1.1] },
+      },
+      // One tick per bar, its label slanted so long feature names do not overlap.
+      axes: [
+        {
+          splits: () => labels.map((_, i) => i),
+          values: (_u, ticks) => ticks.map((t) => labels[t] ?? ""),
+          rotate: -40,
+          size: 110,
+        },
+        { size: 70 },
+      ],
       series: [
         {},
         {

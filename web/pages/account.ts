@@ -71,7 +71,7 @@ async function drawUsage(el: HTMLElement, me: Profile): Promise<void> {
       width: Math.min(560, el.clientWidth || 560),
       height: 220,
       title: "Requests: used vs. limit (today, this month)",
-      scales: { x: { time: false, range: [-0.5, 1.5] } },
+      scales: { x: { time: false, range: [-0.5, 1.5] }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
       axes: [
         { values: (_u, ticks) => ticks.map((t) => (t === 0 ? "today" : t === 1 ? "this month" : "")) },
         { size: 70 },

@@ -22,6 +22,7 @@ interface Dataset {
 }
 interface Model {
   id: string;
+  error?: string | null;
   name: string;
   target_column: string;
   problem_type: string | null;
@@ -180,40 +181,56 @@ function datasetActions(d: Dataset, detail: HTMLElement, main: HTMLElement): HTM
   return h("span", {}, build, " ", preview);
 }
 
+interface AlgorithmRecord {
+  algorithm: string;
+  status: string;
+  reason?: string | null;
+  metrics?: Record<string, number> | null;
+}
+
+/** A run's detail: the per-algorithm leaderboard (by the winner's metric) and its SHAP chart. */
 function modelLink(m: Model, detail: HTMLElement): HTMLElement {
   const b = h("button", { type: "button", class: "secondary" }, m.name);
   b.addEventListener("click", async () => {
-    const full = await call<
-      Model & { algorithms: Record<string, { status?: string; metrics?: Record<string, number> }> }
-    >(`/v1/foundry/models/${m.id}`);
+    const full = await call<Model & { algorithms: AlgorithmRecord[] }>(`/v1/foundry/models/${m.id}`);
+    const metric = String(m.winner?.metric ?? "");
+    const score = (a: AlgorithmRecord) => a.metrics?.[metric];
+    // Lower is better for error metrics (mae, rmse, ...), higher for the rest.
+    const lowerWins = /mae|mse|rmse|mase|loss|error/i.test(metric);
+    const ranked = [...(full.algorithms ?? [])].sort((x, y) => {
+      const a = score(x);
+      const c = score(y);
+      if (a === undefined) return 1;
+      if (c === undefined) return -1;
+      return lowerWins ? a - c : c - a;
+    });
     const chart = h("div", { class: "chart", role: "img", "aria-label": "SHAP feature importance" });
     set(
       detail,
       h("h2", {}, `Model ${m.name}: ${full.status}`),
+      full.error ? h("p", { class: "error", role: "alert" }, full.error) : null,
       table(
-        ["Algorithm", "Status", "Metrics"],
-        Object.entries(full.algorithms ?? {}).map(([k, a]) => [
-          k,
-          a.status ?? "—",
-          JSON.stringify(a.metrics ?? {}).slice(0, 160),
+        ["Algorithm", "Status", metric || "Metric", "Reason"],
+        ranked.map((a) => [
+          a.algorithm,
+          h("span", { class: a.status }, a.status),
+          String(score(a) ?? "—"),
+          a.reason ?? "",
         ]),
-        "Per-algorithm status",
+        "Leaderboard",
       ),
       chart,
     );
-    const shap = await call<{ values: Record<string, number>; reason: string | null }>(
+    const shap = await call<{ values: { feature: string; mean_abs_shap: number }[]; reason: string | null }>(
       `/v1/foundry/models/${m.id}/shap`,
     ).catch(() => null);
-    const entries = Object.entries(shap?.values ?? {})
-      .filter(([, v]) => typeof v === "number")
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 12);
-    if (entries.length)
+    const top = (shap?.values ?? []).slice(0, 12);
+    if (top.length)
       await barChart(
         chart,
         "mean |SHAP|",
-        entries.map((e) => e[0]),
-        entries.map((e) => e[1]),
+        top.map((v) => v.feature),
+        top.map((v) => v.mean_abs_shap),
       );
     else chart.textContent = shap?.reason ?? "No SHAP values yet";
   });
@@ -223,9 +240,10 @@ function modelLink(m: Model, detail: HTMLElement): HTMLElement {
 function tuneForm(datasets: Dataset[]): HTMLElement {
   const ds = field(
     "Dataset",
-    select(
-      "dataset_id",
-      datasets.filter((d) => d.status === "ready").map((d) => d.id),
+    h(
+      "select",
+      { name: "dataset_id" },
+      ...datasets.filter((d) => d.status === "ready").map((d) => h("option", { value: d.id }, d.name)),
     ),
   );
   const name = field("Run name", h("input", { name: "name", required: true }));
