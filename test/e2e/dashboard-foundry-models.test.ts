@@ -1,7 +1,8 @@
 /**
  * The dashboard's model runs in a real browser: a training started from the Foundry page's
  * form (one algorithm, to keep it short) runs in the real Python lab worker on German credit;
- * the run's detail then shows the per-algorithm leaderboard and the SHAP bar chart.
+ * the run's detail then shows the per-algorithm leaderboard, the SHAP bar chart and the
+ * serving panel (the explanation; deploying without an inference server shows the refusal).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
@@ -36,7 +37,7 @@ describe.skipIf(!browserAvailable())("dashboard: foundry model runs", () => {
     await fx?.close();
   });
 
-  test("train from the form; the run's leaderboard and SHAP chart appear", async () => {
+  test("train from the form; the run's leaderboard, SHAP chart and serving panel appear", async () => {
     if (!fx) return;
     const f = fx;
     const requests: { method: string; url: string }[] = [];
@@ -70,6 +71,13 @@ describe.skipIf(!browserAvailable())("dashboard: foundry model runs", () => {
     });
     expect(await board.locator("tbody tr").allTextContents()).toEqual([expect.stringContaining("LogisticRegression")]);
     expect(await page.textContent("[data-testid=detail] h2")).toContain("ready");
+    // The serving panel: the explanation from the stored importances, then a deployment.
+    await page.waitForSelector("[data-testid=explain] h4");
+    expect(await page.textContent("[data-testid=explain]")).toContain("checking_status");
+    // This service has no inference server (MLServer): the deploy refusal is shown from the server.
+    await page.getByRole("button", { name: "Deploy" }).click();
+    await page.locator("form[aria-label=Deploy] .status", { hasText: "503" }).waitFor();
+    expect(await page.textContent("form[aria-label=Deploy] .status")).toContain("No inference server is configured");
     await screenshot(page, "foundry-model");
     expect(await unlabelledControls(page)).toEqual([]);
     await ctx.close();

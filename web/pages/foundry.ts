@@ -5,6 +5,7 @@
 import { call, showErrors } from "../lib/api.ts";
 import { barChart } from "../lib/chart.ts";
 import { field, fmtDate, h, select, set, status, table } from "../lib/dom.ts";
+import { servingPanel } from "./serving.ts";
 
 interface Table {
   name: string;
@@ -233,6 +234,8 @@ function modelLink(m: Model, detail: HTMLElement): HTMLElement {
         top.map((v) => v.mean_abs_shap),
       );
     else chart.textContent = shap?.reason ?? "No SHAP values yet";
+    // Deploy, predict, threshold, drift, explain (routes of docs/foundry-serving.md).
+    detail.append(await servingPanel(m.id, m.name));
   });
   return b;
 }
