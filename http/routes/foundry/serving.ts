@@ -72,6 +72,9 @@ const PredictResponse = z
     version: z.number().int(),
     problem_type: z.string(),
     threshold: z.number().nullable(),
+    served_by: z.enum(["onnx", "oip"]).openapi({
+      description: "the path that answered: the in-service ONNX fast path or the inference server (OIP v2)",
+    }),
     predictions: z.array(Json).openapi({
       description:
         "per row: binary {label: 1|0 by the threshold, score: positive-class probability, class}; multi-class {label, probabilities}; regression {value}; anomaly {score, flag}; time-series per step {ds, yhat}",
