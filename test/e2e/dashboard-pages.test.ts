@@ -190,7 +190,7 @@ describe.skipIf(!browserAvailable())("dashboard: documents, news, data, admin, f
     await page.context().close();
   }, 90_000);
 
-  test("foundry: a dataset built from a table in the builder form, previewed with its lineage", async () => {
+  test("foundry: a dataset built from a table in the builder form, previewed with its lineage; an agent created, paused, resumed", async () => {
     if (!gateway) return;
     const fd = new FormData();
     fd.append("name", "dash_prices");
@@ -228,6 +228,19 @@ describe.skipIf(!browserAvailable())("dashboard: documents, news, data, admin, f
     expect(detail).toContain("dash_prices as s");
     expect(detail).toContain("s.close >= 20");
     expect(await page.locator("[data-testid=detail] tbody tr").count()).toBe(2);
+    // Agents: create one, pause it, resume it.
+    const agents = page.locator("[data-testid=agents]");
+    await agents.getByLabel("Agent name").fill("closing watch");
+    await agents.getByLabel("Type").selectOption("predict");
+    await agents.getByRole("button", { name: "Create agent" }).click();
+    const row = agents.locator("tr", { hasText: "closing watch" });
+    await row.waitFor();
+    expect(await row.locator("td").nth(2).textContent()).toBe("active");
+    await agents.getByRole("button", { name: "pause closing watch" }).click();
+    await agents.getByRole("button", { name: "resume closing watch" }).waitFor();
+    expect(await row.locator("td").nth(2).textContent()).toBe("paused");
+    await agents.getByRole("button", { name: "resume closing watch" }).click();
+    await agents.getByRole("button", { name: "pause closing watch" }).waitFor();
     await screenshot(page, "foundry");
     expect(await unlabelledControls(page)).toEqual([]);
     await page.context().close();

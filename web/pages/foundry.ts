@@ -5,6 +5,7 @@
 import { call, showErrors } from "../lib/api.ts";
 import { barChart } from "../lib/chart.ts";
 import { field, fmtDate, h, select, set, status, table } from "../lib/dom.ts";
+import { agentsSection } from "./agents.ts";
 import { servingPanel } from "./serving.ts";
 
 interface Table {
@@ -94,6 +95,7 @@ export async function render(main: HTMLElement): Promise<void> {
     ),
     detail,
   );
+  main.append(await agentsSection());
 }
 
 function builder(tables: Table[], main: HTMLElement): HTMLElement {
