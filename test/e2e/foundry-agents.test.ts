@@ -6,7 +6,7 @@
  * paused agent neither runs nor alerts; a score agent re-scored on its cron; a model that is
  * not deployed recorded as the run's failure; a batch agent writing its output table, read
  * back through the lab gateway. Predictions come from a predictor implementing the agents'
- * own port (the serving area is not wired yet; docs/foundry-agents.md).
+ * own port, so any score is on demand; agents on a real deployment: foundry-agents-deployed.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { LakehousePort } from "../../domain/lakehouse/ports.ts";
