@@ -123,6 +123,8 @@ describe.skipIf(!browserAvailable())("dashboard: documents, news, data, admin, f
       expect.stringContaining("Apple beats estimates"),
     ]);
     expect(await page.textContent("[data-testid=counters]")).toBe("seq 1 · dropped 0");
+    const pills = await page.locator("[data-testid=live] li .pill").allTextContents();
+    expect(pills).toContain("AAPL");
     // History over REST answers too (the hub alone stores nothing: an empty, successful search).
     const hist = page.locator("form[aria-labelledby=hist-h]");
     await hist.getByRole("button", { name: "Search" }).click();

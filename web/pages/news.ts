@@ -51,8 +51,19 @@ function values(f: ReturnType<typeof filterFields>) {
   };
 }
 
+/** List fields arrive as arrays or as JSON-encoded strings (the article's wire form). */
+function listOf(v: string[] | string): string[] {
+  if (Array.isArray(v)) return v;
+  try {
+    const parsed = JSON.parse(v);
+    return Array.isArray(parsed) ? parsed.map(String) : [v];
+  } catch {
+    return v ? [v] : [];
+  }
+}
+
 function item(a: Article): HTMLElement {
-  const tickers = Array.isArray(a.company_tickers) ? a.company_tickers.join(", ") : a.company_tickers;
+  const tickers = listOf(a.company_tickers).join(", ");
   return h(
     "li",
     { "data-article": a.article_id },
