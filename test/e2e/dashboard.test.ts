@@ -113,6 +113,25 @@ describe.skipIf(!browserAvailable())("dashboard: sign-in and account", () => {
     await ctx.close();
   });
 
+  test("keyboard only: tab to the token field, type it, tab to the button, press Enter", async () => {
+    const jwt = await svc.token("keys@dash.test", "pro");
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    recordRequests(page, requests);
+    await page.goto(`${served.url}/app/#/signin`);
+    await page.waitForSelector("main[data-ready=true]");
+    const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.getAttribute("name"));
+    for (let i = 0; i < 20 && (await focused()) !== "jwt"; i++) await page.keyboard.press("Tab");
+    expect(await focused()).toBe("jwt");
+    await page.keyboard.insertText(jwt);
+    await page.keyboard.press("Tab"); // the optional API key field
+    await page.keyboard.press("Tab"); // the Sign in button
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("[data-testid=email]");
+    expect(await page.textContent("[data-testid=email]")).toBe("keys@dash.test");
+    await ctx.close();
+  });
+
   test("usable at phone width: the account page fits without horizontal scrolling", async () => {
     const jwt = await svc.token("phone@dash.test", "pro");
     const ctx = await signedInContext(browser, { jwt }, { width: 390, height: 844 });
