@@ -16,6 +16,7 @@ import {
 } from "../domain/foundry/agents/ports.ts";
 import { attachAgents } from "../domain/foundry/agents/registry.ts";
 import { FoundryAgents } from "../domain/foundry/agents/service.ts";
+import type { FoundryService } from "../domain/foundry/service.ts";
 import type { JobWorker } from "../domain/ports.ts";
 import { makeNotifyHandler } from "../pipelines/foundry/agents/notify.ts";
 import { makeAgentRunHandler } from "../pipelines/foundry/agents/run.ts";
@@ -80,8 +81,8 @@ export interface AgentWiring {
   mailer: Mailer | null;
   /** The deployed models' predictions; default: the Foundry service's serving area (predictorOf). */
   predictor?: AgentPredictor;
-  /** The FoundryService the routes reach the agents through (domain/foundry/agents/registry.ts). */
-  foundry: object;
+  /** The FoundryService: its `serving` predicts, its `agents` field is set here (the routes read it). */
+  foundry: FoundryService;
 }
 
 export function openFoundryAgents(

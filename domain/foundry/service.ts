@@ -10,6 +10,7 @@
 import { AppError, type ValidationIssue } from "../errors.ts";
 import type { LakehouseColumn } from "../lakehouse/ports.ts";
 import { lakehouseNamespace, type TenantRef } from "../tenants/namespaces.ts";
+import type { FoundryAgents } from "./agents/service.ts";
 import { compileFor, type GraphRules } from "./compile.ts";
 import { type Dataset, type DatasetSpec, datasetView, lineageOf, outputTableFor } from "./dataset.ts";
 import type { FoundryModels } from "./models/service.ts";
@@ -58,6 +59,12 @@ export class FoundryService {
   readonly models: FoundryModels;
   /** Deploy, predict, threshold, drift, explain (/v1/foundry/models/{id}/...); agents predict through it. */
   readonly serving: FoundryServing | null;
+  /**
+   * The agents (/v1/foundry/agents). Set once by the composition root after this service is
+   * built, because the agents predict through `serving` (composition/foundry-agents.ts); null:
+   * the agent routes answer 503.
+   */
+  agents: FoundryAgents | null = null;
 
   constructor(private readonly deps: FoundryServiceDeps) {
     this.tables = deps.tables;
