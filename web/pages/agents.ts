@@ -65,14 +65,25 @@ async function renderAgents(sec: HTMLElement): Promise<void> {
         table(["Status", "When", "Error"], alerts.map(brief), "Alerts"),
       );
     });
+    const run = h("button", { type: "button", "aria-label": `Run ${a.name}` }, "Run");
+    // The list's call count follows the runs made from the form (one model call each).
+    const calls = h("span", { "data-testid": "agent-calls" }, String(a.call_count));
+    run.addEventListener("click", () =>
+      set(
+        detail,
+        runForm(a, (n) => {
+          calls.textContent = String(n);
+        }),
+      ),
+    );
     return [
       a.name,
       a.agent_type,
       a.status,
       a.schedule_cron ?? "—",
-      String(a.call_count),
+      calls,
       fmtDate(a.next_fire_at),
-      h("span", {}, a.status === "paused" ? act(a, "resume") : act(a, "pause"), " ", history, " ", del),
+      h("span", {}, run, " ", a.status === "paused" ? act(a, "resume") : act(a, "pause"), " ", history, " ", del),
     ];
   });
   set(
@@ -82,6 +93,67 @@ async function renderAgents(sec: HTMLElement): Promise<void> {
     table(["Name", "Type", "Status", "Schedule", "Calls", "Next run", ""], rows, "Agents"),
     detail,
   );
+}
+
+/**
+ * Runs an agent now (POST /agents/{id}/run): predict and alert agents take rows and answer at
+ * once (the predictions, the alerts claimed); score and batch agents are queued (`{}`).
+ */
+function runForm(a: Agent, onCalls: (n: number) => void): HTMLElement {
+  const takesRows = a.agent_type === "predict" || a.agent_type === "alert";
+  const rows = field("Rows to score (JSON array of objects)", h("textarea", { name: "rows", rows: 3, value: "[{}]" }));
+  const out = status();
+  const result = h("div", { "data-testid": "agent-result" });
+  const form = h(
+    "form",
+    { class: "card", "aria-label": `Run agent ${a.name}` },
+    h("h4", {}, `Run ${a.name} (${a.agent_type})`),
+    takesRows ? rows.wrap : h("p", {}, "Runs on the agent's own entity; queued."),
+    h("button", { type: "submit" }, "Run now"),
+    out,
+    result,
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    rows.error.textContent = "";
+    let body: Record<string, unknown> = {};
+    if (takesRows) {
+      try {
+        body = { rows: JSON.parse((rows.input as HTMLTextAreaElement).value) };
+      } catch (err) {
+        rows.error.textContent = `Not JSON: ${(err as Error).message}`;
+        return;
+      }
+    }
+    try {
+      const r = await call<{
+        predictions?: Record<string, unknown>[];
+        call_count?: number;
+        alerts?: unknown;
+        run_id?: string;
+        status?: string;
+      }>(`/v1/foundry/agents/${a.id}/run`, { body });
+      if (r.predictions) {
+        const cols = [...new Set(r.predictions.flatMap((p) => Object.keys(p)))];
+        const cell = (v: unknown) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v ?? ""));
+        set(
+          result,
+          table(
+            ["Row", ...cols],
+            r.predictions.map((p, i) => [String(i), ...cols.map((c) => cell(p[c]))]),
+            `Agent ${a.name}: ${r.predictions.length} predictions (call count ${r.call_count})`,
+          ),
+          r.alerts === undefined ? null : h("pre", {}, JSON.stringify(r.alerts, null, 1)),
+        );
+      } else set(result, h("p", {}, `Run ${r.run_id}: ${r.status}`));
+      if (typeof r.call_count === "number") onCalls(r.call_count);
+      out.textContent = "Done.";
+    } catch (err) {
+      set(result);
+      showErrors(err, form, out);
+    }
+  });
+  return form;
 }
 
 function createForm(sec: HTMLElement): HTMLElement {
@@ -94,7 +166,17 @@ function createForm(sec: HTMLElement): HTMLElement {
       "Alert threshold (alert)",
       h("input", { name: "alert_threshold", type: "number", step: 0.01 }),
     ),
-    alert_channel: field("Alert channel", select("alert_channel", ["", "slack", "email"])),
+    alert_channel: field(
+      "Alert channel",
+      h(
+        "select",
+        { name: "alert_channel" },
+        // Only alert agents have a channel: the empty choice means none, not "any".
+        h("option", { value: "" }, "(none)"),
+        h("option", { value: "slack" }, "slack"),
+        h("option", { value: "email" }, "email"),
+      ),
+    ),
     alert_webhook: field("Alert webhook / address", h("input", { name: "alert_webhook" })),
   };
   const out = status();

@@ -1,19 +1,22 @@
 /**
  * A model run's serving panel (inside the Foundry page's run detail): its deployment
- * (deploy under a name; deploying, then active), predictions from JSON rows, the decision
- * threshold (binary models), drift (PSI per feature over the last predictions) and the
+ * (deploy under a name; deploying, polled until active or failed), predictions from JSON rows,
+ * the decision threshold (binary models: a slider, with the best value on validation data for a
+ * chosen metric as a suggestion), drift (PSI per feature over the last predictions) and the
  * plain-English explanation of its feature importances.
  */
 import { ApiError, call, showErrors } from "../lib/api.ts";
-import { field, h, set, status, table } from "../lib/dom.ts";
+import { field, h, select, set, status, table } from "../lib/dom.ts";
 
 interface Deployment {
+  registry_id: string;
   model_name: string;
   version: number;
   status: string;
   error: string | null;
   problem_type: string;
   threshold: number;
+  threshold_metric: string | null;
 }
 interface Drift {
   status: string;
@@ -22,6 +25,16 @@ interface Drift {
   predictions: number;
   features: { feature: string; psi: number; status: string }[];
 }
+interface BestThreshold {
+  metric: string;
+  threshold: number | null;
+  value: number | null;
+  validation_rows: number;
+  reason?: string;
+}
+
+/** How often a deploying model's status is read again (the load takes seconds). */
+const POLL_MS = 1_000;
 
 export async function servingPanel(modelId: string, modelName: string): Promise<HTMLElement> {
   const sec = h("section", { "aria-labelledby": "serving-h", "data-testid": "serving" });
@@ -29,36 +42,59 @@ export async function servingPanel(modelId: string, modelName: string): Promise<
   return sec;
 }
 
-async function renderPanel(sec: HTMLElement, id: string, name: string): Promise<void> {
-  const explain = h("div", { "data-testid": "explain" });
-  const dep = await call<Deployment>(`/v1/foundry/models/${id}/deployment`).catch((err) => {
+const deploymentOf = (id: string) =>
+  call<Deployment>(`/v1/foundry/models/${id}/deployment`).catch((err) => {
     if (err instanceof ApiError && (err.status === 404 || err.status === 409)) return null;
     throw err;
   });
+
+/** `known`: a deployment just answered by the server (deploy), shown as is instead of read again. */
+async function renderPanel(sec: HTMLElement, id: string, name: string, known?: Deployment): Promise<void> {
+  const explain = h("div", { "data-testid": "explain" });
+  const dep = known ?? (await deploymentOf(id));
+  const active = dep?.status === "active";
   set(
     sec,
     h("h3", { id: "serving-h" }, "Serving"),
     dep
       ? h(
           "p",
-          { "data-testid": "deployment" },
+          { "data-testid": "deployment", role: "status", "aria-live": "polite" },
           `Deployed as ${dep.model_name} v${dep.version}: `,
-          h("span", { class: dep.status }, dep.status),
+          h("span", { class: dep.status, "data-testid": "deployment-status" }, dep.status),
           dep.error ? h("span", { class: "error" }, ` (${dep.error})`) : "",
           dep.problem_type === "classification" ? ` · threshold ${dep.threshold}` : "",
+          " · registry id ",
+          h("code", { "data-testid": "registry-id" }, dep.registry_id),
         )
       : deployForm(sec, id, name),
-    dep?.status === "active" ? predictForm(id) : null,
-    dep?.status === "active" && dep.problem_type === "classification" ? thresholdForm(sec, id, name, dep) : null,
+    active ? predictForm(id) : null,
+    active && dep.problem_type === "classification" ? thresholdForm(sec, id, name, dep) : null,
     dep ? driftView(id) : null,
     explain,
   );
+  if (dep?.status === "deploying") pollUntilSettled(sec, id, name);
   try {
     const e = await call<{ text: string; source: string }>(`/v1/foundry/models/${id}/explain`);
     set(explain, h("h4", {}, "Explanation"), h("p", {}, e.text), h("small", {}, `source: ${e.source}`));
   } catch (err) {
     set(explain, h("p", { class: "status" }, (err as Error).message));
   }
+}
+
+/**
+ * While the deployment loads in the background, reads its status each second and re-renders the
+ * panel once it is active or failed; stops when the panel leaves the page (another run opened).
+ */
+function pollUntilSettled(sec: HTMLElement, id: string, name: string): void {
+  const tick = async () => {
+    if (!sec.isConnected) return;
+    const dep = await deploymentOf(id).catch(() => undefined);
+    if (!sec.isConnected) return;
+    if (dep === undefined || dep?.status === "deploying") setTimeout(tick, POLL_MS);
+    else await renderPanel(sec, id, name);
+  };
+  setTimeout(tick, POLL_MS);
 }
 
 /** A default deployment name the API accepts: 1-40 lowercase letters, digits or inner hyphens. */
@@ -82,8 +118,12 @@ function deployForm(sec: HTMLElement, id: string, name: string): HTMLElement {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
-      await call(`/v1/foundry/models/${id}/deploy`, { body: { model_name: (n.input as HTMLInputElement).value } });
-      await renderPanel(sec, id, name);
+      // The answer is the row, `deploying`: shown at once, then polled (a fast load could
+      // otherwise be active before a second read and the page would skip the state).
+      const dep = await call<Deployment>(`/v1/foundry/models/${id}/deploy`, {
+        body: { model_name: (n.input as HTMLInputElement).value },
+      });
+      await renderPanel(sec, id, name, dep);
     } catch (err) {
       showErrors(err, form, out);
     }
@@ -94,7 +134,7 @@ function deployForm(sec: HTMLElement, id: string, name: string): HTMLElement {
 function predictForm(id: string): HTMLElement {
   const rows = field("Rows (JSON array of objects)", h("textarea", { name: "rows", rows: 3, value: "[{}]" }));
   const out = status();
-  const result = h("pre", { "data-testid": "predictions" });
+  const result = h("div", { "data-testid": "predictions" });
   const form = h(
     "form",
     { "aria-label": "Predict" },
@@ -105,6 +145,7 @@ function predictForm(id: string): HTMLElement {
   );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
+    rows.error.textContent = "";
     let parsed: unknown;
     try {
       parsed = JSON.parse((rows.input as HTMLTextAreaElement).value);
@@ -113,35 +154,89 @@ function predictForm(id: string): HTMLElement {
       return;
     }
     try {
-      const r = await call<{ predictions: unknown[] }>(`/v1/foundry/models/${id}/predict`, { body: { rows: parsed } });
-      result.textContent = JSON.stringify(r.predictions, null, 1);
-      out.textContent = "";
+      const r = await call<{
+        version: number;
+        threshold: number | null;
+        served_by: string;
+        predictions: Record<string, unknown>[];
+      }>(`/v1/foundry/models/${id}/predict`, { body: { rows: parsed } });
+      // One column per field of the answer (label/score/class, value, probabilities, ...).
+      const cols = [...new Set(r.predictions.flatMap((p) => Object.keys(p)))];
+      const cell = (v: unknown) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v ?? ""));
+      set(
+        result,
+        table(
+          ["Row", ...cols],
+          r.predictions.map((p, i) => [String(i), ...cols.map((c) => cell(p[c]))]),
+          `Predictions (v${r.version}, served by ${r.served_by}${r.threshold === null ? "" : `, threshold ${r.threshold}`})`,
+        ),
+      );
+      out.textContent = `${r.predictions.length} predictions`;
     } catch (err) {
+      set(result);
       showErrors(err, form, out);
     }
   });
   return form;
 }
 
+/**
+ * The threshold of a binary classifier: a slider (any value strictly between 0 and 1, step
+ * "any" so a suggested value is not rounded) and "Suggest", which asks the server for the
+ * threshold that maximises a metric on the run's validation scores and moves the slider there.
+ * Nothing changes until "Set threshold".
+ */
 function thresholdForm(sec: HTMLElement, id: string, name: string, dep: Deployment): HTMLElement {
   const t = field(
     "Decision threshold",
-    h("input", { name: "threshold", type: "number", min: 0, max: 1, step: 0.01, value: dep.threshold }),
+    h("input", { name: "threshold", type: "range", min: 0.001, max: 0.999, step: "any", value: dep.threshold }),
   );
+  const shown = h("output", { for: t.input.id, "data-testid": "threshold-value" }, String(dep.threshold));
+  t.input.addEventListener("input", () => {
+    shown.textContent = (t.input as HTMLInputElement).value;
+  });
+  t.wrap.append(shown);
+  const metric = field(
+    "Suggest by metric",
+    select("threshold_metric", ["f1", "precision", "recall", "balanced_accuracy"], dep.threshold_metric ?? "f1"),
+  );
+  const suggestion = h("p", { "data-testid": "threshold-suggestion" });
+  const suggest = h("button", { type: "button", class: "secondary" }, "Suggest");
   const out = status();
   const form = h(
     "form",
     { class: "inline", "aria-label": "Threshold" },
     t.wrap,
+    metric.wrap,
+    suggest,
     h("button", { type: "submit" }, "Set threshold"),
+    suggestion,
     out,
   );
+  const post = (threshold: number, threshold_metric?: string) =>
+    call<{ threshold: number; best_threshold: BestThreshold | null }>(`/v1/foundry/models/${id}/threshold`, {
+      body: threshold_metric ? { threshold, threshold_metric } : { threshold },
+    });
+  suggest.addEventListener("click", async () => {
+    try {
+      // The server computes the best value while storing a threshold: keep the stored one.
+      const m = (metric.input as HTMLSelectElement).value;
+      const best = (await post(dep.threshold, m)).best_threshold;
+      if (!best || best.threshold === null) {
+        suggestion.textContent = `No suggestion: ${best?.reason ?? "no validation scores"}`;
+        return;
+      }
+      (t.input as HTMLInputElement).value = String(best.threshold);
+      shown.textContent = String(best.threshold);
+      suggestion.textContent = `Suggested for ${best.metric}: ${best.threshold} (${best.metric} ${best.value} on ${best.validation_rows} validation rows)`;
+    } catch (err) {
+      showErrors(err, form, out);
+    }
+  });
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
-      await call(`/v1/foundry/models/${id}/threshold`, {
-        body: { threshold: Number((t.input as HTMLInputElement).value) },
-      });
+      await post(Number((t.input as HTMLInputElement).value));
       await renderPanel(sec, id, name);
     } catch (err) {
       showErrors(err, form, out);
@@ -162,7 +257,7 @@ function driftView(id: string): HTMLElement {
         h(
           "p",
           {},
-          `Drift: ${d.status} (${d.predictions} predictions) · action: ${d.action}${d.reason ? ` · ${d.reason}` : ""}`,
+          `Drift: ${d.status.replaceAll("_", " ")} (${d.predictions} predictions) · action: ${d.action}${d.reason ? ` · ${d.reason}` : ""}`,
         ),
         d.features.length
           ? table(
