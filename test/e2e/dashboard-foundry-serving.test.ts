@@ -130,6 +130,13 @@ describe.skipIf(!browserAvailable() || !venvs)("dashboard: foundry serving with 
     const dep = (await (await f.get(`/v1/foundry/models/${registryId}/deployment`)).json()) as Record<string, unknown>;
     expect(dep).toMatchObject({ model_name: "credit-served", status: "active", threshold: 0.5, version: 1 });
 
+    // The predict form starts from a template row of the model's feature columns.
+    const template = JSON.parse(await panel.getByLabel("Rows (JSON array of objects)").inputValue()) as Record<
+      string,
+      unknown
+    >[];
+    expect(Object.keys(template[0] ?? {}).sort()).toEqual(Object.keys(rows[0] ?? {}).sort());
+
     // Predict: one answer per row, each with a label (score ≥ 0.5) and a score.
     const predictRows = async () => {
       const form = panel.locator("form[aria-label=Predict]");

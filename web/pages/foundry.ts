@@ -195,7 +195,9 @@ interface AlgorithmRecord {
 function modelLink(m: Model, detail: HTMLElement): HTMLElement {
   const b = h("button", { type: "button", class: "secondary" }, m.name);
   b.addEventListener("click", async () => {
-    const full = await call<Model & { algorithms: AlgorithmRecord[] }>(`/v1/foundry/models/${m.id}`);
+    const full = await call<Model & { algorithms: AlgorithmRecord[]; result?: { features?: unknown } | null }>(
+      `/v1/foundry/models/${m.id}`,
+    );
     const metric = String(m.winner?.metric ?? "");
     const score = (a: AlgorithmRecord) => a.metrics?.[metric];
     // Lower is better for error metrics (mae, rmse, ...), higher for the rest.
@@ -237,7 +239,14 @@ function modelLink(m: Model, detail: HTMLElement): HTMLElement {
       );
     else chart.textContent = shap?.reason ?? "No SHAP values yet";
     // Deploy, predict, threshold, drift, explain (routes of docs/foundry-serving.md).
-    detail.append(await servingPanel(m.id, m.name));
+    const features = full.result?.features;
+    detail.append(
+      await servingPanel({
+        id: m.id,
+        name: m.name,
+        features: Array.isArray(features) ? features.map(String) : [],
+      }),
+    );
   });
   return b;
 }

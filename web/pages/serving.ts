@@ -36,9 +36,16 @@ interface BestThreshold {
 /** How often a deploying model's status is read again (the load takes seconds). */
 const POLL_MS = 1_000;
 
-export async function servingPanel(modelId: string, modelName: string): Promise<HTMLElement> {
+/** The run the panel serves: its id, name and feature columns (the predict form's template). */
+export interface ServedRun {
+  id: string;
+  name: string;
+  features: string[];
+}
+
+export async function servingPanel(run: ServedRun): Promise<HTMLElement> {
   const sec = h("section", { "aria-labelledby": "serving-h", "data-testid": "serving" });
-  await renderPanel(sec, modelId, modelName);
+  await renderPanel(sec, run);
   return sec;
 }
 
@@ -49,7 +56,8 @@ const deploymentOf = (id: string) =>
   });
 
 /** `known`: a deployment just answered by the server (deploy), shown as is instead of read again. */
-async function renderPanel(sec: HTMLElement, id: string, name: string, known?: Deployment): Promise<void> {
+async function renderPanel(sec: HTMLElement, run: ServedRun, known?: Deployment): Promise<void> {
+  const { id } = run;
   const explain = h("div", { "data-testid": "explain" });
   const dep = known ?? (await deploymentOf(id));
   const active = dep?.status === "active";
@@ -67,13 +75,13 @@ async function renderPanel(sec: HTMLElement, id: string, name: string, known?: D
           " · registry id ",
           h("code", { "data-testid": "registry-id" }, dep.registry_id),
         )
-      : deployForm(sec, id, name),
-    active ? predictForm(id) : null,
-    active && dep.problem_type === "classification" ? thresholdForm(sec, id, name, dep) : null,
+      : deployForm(sec, run),
+    active ? predictForm(run) : null,
+    active && dep.problem_type === "classification" ? thresholdForm(sec, run, dep) : null,
     dep ? driftView(id) : null,
     explain,
   );
-  if (dep?.status === "deploying") pollUntilSettled(sec, id, name);
+  if (dep?.status === "deploying") pollUntilSettled(sec, run);
   try {
     const e = await call<{ text: string; source: string }>(`/v1/foundry/models/${id}/explain`);
     set(explain, h("h4", {}, "Explanation"), h("p", {}, e.text), h("small", {}, `source: ${e.source}`));
@@ -86,13 +94,13 @@ async function renderPanel(sec: HTMLElement, id: string, name: string, known?: D
  * While the deployment loads in the background, reads its status each second and re-renders the
  * panel once it is active or failed; stops when the panel leaves the page (another run opened).
  */
-function pollUntilSettled(sec: HTMLElement, id: string, name: string): void {
+function pollUntilSettled(sec: HTMLElement, run: ServedRun): void {
   const tick = async () => {
     if (!sec.isConnected) return;
-    const dep = await deploymentOf(id).catch(() => undefined);
+    const dep = await deploymentOf(run.id).catch(() => undefined);
     if (!sec.isConnected) return;
     if (dep === undefined || dep?.status === "deploying") setTimeout(tick, POLL_MS);
-    else await renderPanel(sec, id, name);
+    else await renderPanel(sec, run);
   };
   setTimeout(tick, POLL_MS);
 }
@@ -105,8 +113,8 @@ const slugOf = (name: string) =>
     .slice(0, 40)
     .replace(/^-+|-+$/g, "") || "model";
 
-function deployForm(sec: HTMLElement, id: string, name: string): HTMLElement {
-  const n = field("Deployment name", h("input", { name: "model_name", required: true, value: slugOf(name) }));
+function deployForm(sec: HTMLElement, run: ServedRun): HTMLElement {
+  const n = field("Deployment name", h("input", { name: "model_name", required: true, value: slugOf(run.name) }));
   const out = status("Not deployed.");
   const form = h(
     "form",
@@ -120,10 +128,10 @@ function deployForm(sec: HTMLElement, id: string, name: string): HTMLElement {
     try {
       // The answer is the row, `deploying`: shown at once, then polled (a fast load could
       // otherwise be active before a second read and the page would skip the state).
-      const dep = await call<Deployment>(`/v1/foundry/models/${id}/deploy`, {
+      const dep = await call<Deployment>(`/v1/foundry/models/${run.id}/deploy`, {
         body: { model_name: (n.input as HTMLInputElement).value },
       });
-      await renderPanel(sec, id, name, dep);
+      await renderPanel(sec, run, dep);
     } catch (err) {
       showErrors(err, form, out);
     }
@@ -131,8 +139,10 @@ function deployForm(sec: HTMLElement, id: string, name: string): HTMLElement {
   return form;
 }
 
-function predictForm(id: string): HTMLElement {
-  const rows = field("Rows (JSON array of objects)", h("textarea", { name: "rows", rows: 3, value: "[{}]" }));
+function predictForm(run: ServedRun): HTMLElement {
+  // A template row with the model's feature columns (each row must have exactly those).
+  const template = JSON.stringify([Object.fromEntries(run.features.map((f) => [f, null]))]);
+  const rows = field("Rows (JSON array of objects)", h("textarea", { name: "rows", rows: 3, value: template }));
   const out = status();
   const result = h("div", { "data-testid": "predictions" });
   const form = h(
@@ -159,7 +169,7 @@ function predictForm(id: string): HTMLElement {
         threshold: number | null;
         served_by: string;
         predictions: Record<string, unknown>[];
-      }>(`/v1/foundry/models/${id}/predict`, { body: { rows: parsed } });
+      }>(`/v1/foundry/models/${run.id}/predict`, { body: { rows: parsed } });
       // One column per field of the answer (label/score/class, value, probabilities, ...).
       const cols = [...new Set(r.predictions.flatMap((p) => Object.keys(p)))];
       const cell = (v: unknown) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v ?? ""));
@@ -186,7 +196,7 @@ function predictForm(id: string): HTMLElement {
  * threshold that maximises a metric on the run's validation scores and moves the slider there.
  * Nothing changes until "Set threshold".
  */
-function thresholdForm(sec: HTMLElement, id: string, name: string, dep: Deployment): HTMLElement {
+function thresholdForm(sec: HTMLElement, run: ServedRun, dep: Deployment): HTMLElement {
   const t = field(
     "Decision threshold",
     h("input", { name: "threshold", type: "range", min: 0.001, max: 0.999, step: "any", value: dep.threshold }),
@@ -214,7 +224,7 @@ function thresholdForm(sec: HTMLElement, id: string, name: string, dep: Deployme
     out,
   );
   const post = (threshold: number, threshold_metric?: string) =>
-    call<{ threshold: number; best_threshold: BestThreshold | null }>(`/v1/foundry/models/${id}/threshold`, {
+    call<{ threshold: number; best_threshold: BestThreshold | null }>(`/v1/foundry/models/${run.id}/threshold`, {
       body: threshold_metric ? { threshold, threshold_metric } : { threshold },
     });
   suggest.addEventListener("click", async () => {
@@ -237,7 +247,7 @@ function thresholdForm(sec: HTMLElement, id: string, name: string, dep: Deployme
     e.preventDefault();
     try {
       await post(Number((t.input as HTMLInputElement).value));
-      await renderPanel(sec, id, name);
+      await renderPanel(sec, run);
     } catch (err) {
       showErrors(err, form, out);
     }
