@@ -148,7 +148,7 @@ def _frame() -> pd.DataFrame:
         (None, {"feature_columns": ["x", "zz"]}, "not in the table"),
         (None, {"feature_columns": ["x", "y"]}, "cannot also be a feature"),
         (None, {"problem_type": "clustering"}, "problem_type must be"),
-        (None, {"problem_type": "timeseries"}, "not trained by the classification/regression"),
+        (None, {"problem_type": "timeseries"}, "no date or timestamp column"),
         (lambda f: f.assign(y=["a", "b"] * 30), {"problem_type": "regression"}, "numeric target"),
         (lambda f: f.assign(y=[0] * 59 + [1]), {}, "single row"),
     ],
