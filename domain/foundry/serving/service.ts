@@ -32,11 +32,16 @@ import {
   type ServingSchema,
   servingSchema,
 } from "./predict.ts";
+import { PredictionLogWriter } from "./prediction-log.ts";
 import { bestThreshold } from "./threshold.ts";
 import { driftReport, explainModel } from "./views.ts";
 
 /** Log entries kept per deployment (the drift window is the newest 500 of them). */
 export const PREDICTION_LOG_KEEP = 5000;
+/** Log entries waiting for the database before a predict waits too (prediction-log.ts). */
+const PREDICTION_LOG_PENDING = 20_000;
+/** Milliseconds between a predict's answer and its log write (requests within it share one). */
+const PREDICTION_LOG_DELAY_MS = 20;
 /** Seconds a caller waits before retrying a predict on a deploying model. */
 export const RETRY_AFTER_S = 1;
 
@@ -70,8 +75,15 @@ export interface FoundryServingDeps {
 export class FoundryServing {
   /** Run results by model id (immutable once ready): features, kinds, classes, baselines. */
   private readonly runs = new Map<string, Record<string, JsonValue>>();
+  private readonly predictionLog: PredictionLogWriter;
 
-  constructor(private readonly deps: FoundryServingDeps) {}
+  constructor(private readonly deps: FoundryServingDeps) {
+    this.predictionLog = new PredictionLogWriter(
+      deps.store,
+      { keep: PREDICTION_LOG_KEEP, maxPending: PREDICTION_LOG_PENDING, delayMs: PREDICTION_LOG_DELAY_MS },
+      deps.logger,
+    );
+  }
 
   /** POST /models/{id}/deploy: 202 with the registry row `deploying`; the load runs in the background. */
   async deploy(t: TenantRef, modelId: string, modelName: string) {
@@ -220,6 +232,7 @@ export class FoundryServing {
   /** GET /models/{id}/drift: PSI per feature over the newest 500 logged predictions. */
   async drift(t: TenantRef, id: string) {
     const dep = await this.deploymentFor(t, id);
+    await this.predictionLog.flush(); // every prediction answered so far is in the window
     return driftReport(dep, await this.runOf(t, dep), this.deps.store);
   }
 
@@ -250,9 +263,10 @@ export class FoundryServing {
    * Service shutdown: no new loads; one in flight is not recorded (the next start loads it
    * again); the fast path's processes stop.
    */
-  close(): void {
+  close(): Promise<void> {
     this.deps.loader?.close();
     this.deps.fast?.close?.();
+    return this.predictionLog.flush();
   }
 
   private checkBatch(schema: ServingSchema, rows: Record<string, JsonValue>[], field: string): void {
@@ -277,7 +291,7 @@ export class FoundryServing {
       version: dep.version,
       at,
     }));
-    await this.deps.store.appendPredictions(dep.id, entries, PREDICTION_LOG_KEEP);
+    await this.predictionLog.append(dep.id, entries);
   }
 
   private async runOf(t: TenantRef, dep: Deployment): Promise<Record<string, JsonValue>> {
