@@ -4,17 +4,10 @@
  * tenant, lists are oldest first, and a conditional update applies only while the record is in
  * one of the given states (how two readers of one finished job never both write it).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { FOUNDRY_MIGRATIONS } from "../../adapters/controlplane/foundry-migrations.ts";
+import { beforeAll, expect, test } from "bun:test";
 import { SqlModelStore } from "../../adapters/controlplane/foundry-model-store.ts";
-import { SqlControlPlaneStore } from "../../adapters/controlplane/store.ts";
-import { migrate, PostgresClient, SqliteClient } from "../../adapters/sql/index.ts";
 import type { NewModel } from "../../domain/foundry/models/ports.ts";
-import type { SqlClient } from "../../domain/ports.ts";
-import { engineUrl, freshPostgresDatabase } from "../engines.ts";
+import { forEachControlPlane } from "./foundry-control-plane.ts";
 
 function newModel(tenant: string, name: string): NewModel {
   const id = crypto.randomUUID();
@@ -31,104 +24,70 @@ function newModel(tenant: string, name: string): NewModel {
   };
 }
 
-function runModelStoreContract(name: string, open: () => Promise<{ sql: SqlClient; cleanup: () => Promise<void> }>) {
-  describe(`foundry model store: ${name}`, () => {
-    let sql: SqlClient;
-    let cleanup: () => Promise<void>;
-    let store: SqlModelStore;
+forEachControlPlane("foundry model store", ["tenant-a", "tenant-b", "tenant-c", "tenant-d"], (db) => {
+  let store: SqlModelStore;
+  beforeAll(() => {
+    store = new SqlModelStore(db());
+  });
 
-    beforeAll(async () => {
-      ({ sql, cleanup } = await open());
-      const controlPlane = new SqlControlPlaneStore(sql);
-      await controlPlane.migrate(FOUNDRY_MIGRATIONS);
-      expect(await migrate(sql, FOUNDRY_MIGRATIONS)).toEqual([]);
-      // Model runs belong to tenants (a foreign key).
-      for (const id of ["tenant-a", "tenant-b", "tenant-c", "tenant-d"]) {
-        await controlPlane.createTenant({ tenant_id: id, slug: id, display_name: id, tier: "pilot", region: "eu" });
-      }
-      store = new SqlModelStore(sql);
+  test("a record round-trips: queued, its lists and null JSON fields", async () => {
+    const m = newModel("tenant-a", "credit risk");
+    const created = await store.createModel(m);
+    expect(created).toMatchObject({
+      id: m.id,
+      tenant_id: "tenant-a",
+      name: "credit risk",
+      status: "queued",
+      feature_columns: ["age", "amount"],
+      problem_type: null,
+      progress: null,
+      result: null,
+      error: null,
+      finished_at: null,
     });
-    afterAll(async () => {
-      await sql.close();
-      await cleanup();
-    });
+    expect(await store.getModel("tenant-a", m.id)).toEqual(created);
+  });
 
-    test("a record round-trips: queued, its lists and null JSON fields", async () => {
-      const m = newModel("tenant-a", "credit risk");
-      const created = await store.createModel(m);
-      expect(created).toMatchObject({
-        id: m.id,
-        tenant_id: "tenant-a",
-        name: "credit risk",
-        status: "queued",
-        feature_columns: ["age", "amount"],
-        problem_type: null,
+  test("another tenant reaches nothing by id, and lists only its own, oldest first", async () => {
+    const first = await store.createModel(newModel("tenant-b", "first"));
+    await Bun.sleep(5);
+    const second = await store.createModel(newModel("tenant-b", "second"));
+    expect(await store.getModel("tenant-c", first.id)).toBeNull();
+    expect(await store.updateModel("tenant-c", first.id, { status: "failed" })).toBeNull();
+    expect((await store.getModel("tenant-b", first.id))?.status).toBe("queued");
+    expect((await store.listModels("tenant-b")).map((x) => x.name)).toEqual(["first", "second"]);
+    expect(await store.listModels("tenant-c")).toEqual([]);
+    expect(second.created_at >= first.created_at).toBe(true);
+  });
+
+  test("updates store progress and the lab's result as JSON, and apply only from the given states", async () => {
+    const m = await store.createModel(newModel("tenant-d", "run"));
+    const training = await store.updateModel(
+      "tenant-d",
+      m.id,
+      { status: "training", progress: { stage: "training", done: 1, total: 3 } },
+      ["queued", "training"],
+    );
+    expect(training).toMatchObject({ status: "training", progress: { stage: "training", done: 1, total: 3 } });
+    const result = { status: "succeeded", winner: { algorithm: "XGBoost", value: 0.8 }, shap: { values: [] } };
+    const ready = await store.updateModel(
+      "tenant-d",
+      m.id,
+      {
+        status: "ready",
         progress: null,
-        result: null,
-        error: null,
-        finished_at: null,
-      });
-      expect(await store.getModel("tenant-a", m.id)).toEqual(created);
-    });
-
-    test("another tenant reaches nothing by id, and lists only its own, oldest first", async () => {
-      const first = await store.createModel(newModel("tenant-b", "first"));
-      await Bun.sleep(5);
-      const second = await store.createModel(newModel("tenant-b", "second"));
-      expect(await store.getModel("tenant-c", first.id)).toBeNull();
-      expect(await store.updateModel("tenant-c", first.id, { status: "failed" })).toBeNull();
-      expect((await store.getModel("tenant-b", first.id))?.status).toBe("queued");
-      expect((await store.listModels("tenant-b")).map((x) => x.name)).toEqual(["first", "second"]);
-      expect(await store.listModels("tenant-c")).toEqual([]);
-      expect(second.created_at >= first.created_at).toBe(true);
-    });
-
-    test("updates store progress and the lab's result as JSON, and apply only from the given states", async () => {
-      const m = await store.createModel(newModel("tenant-d", "run"));
-      const training = await store.updateModel(
-        "tenant-d",
-        m.id,
-        { status: "training", progress: { stage: "training", done: 1, total: 3 } },
-        ["queued", "training"],
-      );
-      expect(training).toMatchObject({ status: "training", progress: { stage: "training", done: 1, total: 3 } });
-      const result = { status: "succeeded", winner: { algorithm: "XGBoost", value: 0.8 }, shap: { values: [] } };
-      const ready = await store.updateModel(
-        "tenant-d",
-        m.id,
-        {
-          status: "ready",
-          progress: null,
-          result,
-          artifact_sha256: "a".repeat(64),
-          artifact_path: "s3://bucket/models/tenant-d/a.joblib",
-          finished_at: "2026-11-25T20:00:00.000Z",
-        },
-        ["queued", "training"],
-      );
-      expect(ready).toMatchObject({ status: "ready", progress: null, result, artifact_sha256: "a".repeat(64) });
-      expect(ready?.finished_at).toBe("2026-11-25T20:00:00.000Z");
-      // A second reader of the same finished job: the record has moved on, nothing is written.
-      const late = await store.updateModel("tenant-d", m.id, { status: "failed", error: "late" }, [
-        "queued",
-        "training",
-      ]);
-      expect(late).toBeNull();
-      expect(await store.getModel("tenant-d", m.id)).toMatchObject({ status: "ready", error: null });
-    });
+        result,
+        artifact_sha256: "a".repeat(64),
+        artifact_path: "s3://bucket/models/tenant-d/a.joblib",
+        finished_at: "2026-11-25T20:00:00.000Z",
+      },
+      ["queued", "training"],
+    );
+    expect(ready).toMatchObject({ status: "ready", progress: null, result, artifact_sha256: "a".repeat(64) });
+    expect(ready?.finished_at).toBe("2026-11-25T20:00:00.000Z");
+    // A second reader of the same finished job: the record has moved on, nothing is written.
+    const late = await store.updateModel("tenant-d", m.id, { status: "failed", error: "late" }, ["queued", "training"]);
+    expect(late).toBeNull();
+    expect(await store.getModel("tenant-d", m.id)).toMatchObject({ status: "ready", error: null });
   });
-}
-
-runModelStoreContract("sqlite", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-models-"));
-  const sql = new SqliteClient(join(dir, "cp.sqlite"));
-  return { sql, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 });
-
-const pg = engineUrl("postgres");
-if (pg) {
-  runModelStoreContract("postgres", async () => {
-    const db = await freshPostgresDatabase(pg);
-    return { sql: new PostgresClient(db.url), cleanup: db.drop };
-  });
-}

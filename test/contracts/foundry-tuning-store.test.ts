@@ -4,18 +4,11 @@
  * is scoped to the tenant, a conditional update applies only while the record is in one of the
  * given states; and a model run keeps the tuning it used and the params that came with it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { FOUNDRY_MIGRATIONS } from "../../adapters/controlplane/foundry-migrations.ts";
+import { beforeAll, expect, test } from "bun:test";
 import { SqlModelStore } from "../../adapters/controlplane/foundry-model-store.ts";
 import { SqlTuningStore } from "../../adapters/controlplane/foundry-tuning-store.ts";
-import { SqlControlPlaneStore } from "../../adapters/controlplane/store.ts";
-import { migrate, PostgresClient, SqliteClient } from "../../adapters/sql/index.ts";
 import type { NewTuning } from "../../domain/foundry/models/tuning-model.ts";
-import type { SqlClient } from "../../domain/ports.ts";
-import { engineUrl, freshPostgresDatabase } from "../engines.ts";
+import { forEachControlPlane } from "./foundry-control-plane.ts";
 
 function newTuning(tenant: string, name: string): NewTuning {
   const id = crypto.randomUUID();
@@ -32,120 +25,83 @@ function newTuning(tenant: string, name: string): NewTuning {
   };
 }
 
-function runTuningStoreContract(name: string, open: () => Promise<{ sql: SqlClient; cleanup: () => Promise<void> }>) {
-  describe(`foundry tuning store: ${name}`, () => {
-    let sql: SqlClient;
-    let cleanup: () => Promise<void>;
-    let store: SqlTuningStore;
+forEachControlPlane("foundry tuning store", ["tenant-a", "tenant-b"], (db) => {
+  let store: SqlTuningStore;
+  beforeAll(() => {
+    store = new SqlTuningStore(db());
+  });
 
-    beforeAll(async () => {
-      ({ sql, cleanup } = await open());
-      const controlPlane = new SqlControlPlaneStore(sql);
-      await controlPlane.migrate(FOUNDRY_MIGRATIONS);
-      expect(await migrate(sql, FOUNDRY_MIGRATIONS)).toEqual([]);
-      // Experiments belong to tenants (a foreign key).
-      for (const id of ["tenant-a", "tenant-b"]) {
-        await controlPlane.createTenant({
-          tenant_id: id,
-          slug: id,
-          display_name: id,
-          tier: "enterprise",
-          region: "eu",
-        });
-      }
-      store = new SqlTuningStore(sql);
+  test("a record round-trips queued; another tenant reaches nothing by id", async () => {
+    const x = newTuning("tenant-a", "credit tuning");
+    const created = await store.createTuning(x);
+    expect(created).toMatchObject({
+      id: x.id,
+      tenant_id: "tenant-a",
+      name: "credit tuning",
+      status: "queued",
+      feature_columns: ["age", "amount"],
+      problem_type: "classification",
+      progress: null,
+      result: null,
+      error: null,
+      finished_at: null,
     });
-    afterAll(async () => {
-      await sql.close();
-      await cleanup();
-    });
+    expect(await store.getTuning("tenant-a", x.id)).toEqual(created);
+    expect(await store.getTuning("tenant-b", x.id)).toBeNull();
+    expect(await store.updateTuning("tenant-b", x.id, { status: "failed" })).toBeNull();
+    expect((await store.getTuning("tenant-a", x.id))?.status).toBe("queued");
+  });
 
-    test("a record round-trips queued; another tenant reaches nothing by id", async () => {
-      const x = newTuning("tenant-a", "credit tuning");
-      const created = await store.createTuning(x);
-      expect(created).toMatchObject({
-        id: x.id,
-        tenant_id: "tenant-a",
-        name: "credit tuning",
-        status: "queued",
-        feature_columns: ["age", "amount"],
-        problem_type: "classification",
-        progress: null,
-        result: null,
-        error: null,
-        finished_at: null,
-      });
-      expect(await store.getTuning("tenant-a", x.id)).toEqual(created);
-      expect(await store.getTuning("tenant-b", x.id)).toBeNull();
-      expect(await store.updateTuning("tenant-b", x.id, { status: "failed" })).toBeNull();
-      expect((await store.getTuning("tenant-a", x.id))?.status).toBe("queued");
-    });
+  test("progress and the study's result are JSON; updates apply only from the given states", async () => {
+    const x = await store.createTuning(newTuning("tenant-a", "study"));
+    const progress = { stage: "tuning", done: 3, total: 12, trial: { number: 2, value: 0.75 }, best: null };
+    const running = await store.updateTuning("tenant-a", x.id, { status: "tuning", progress }, ["queued", "tuning"]);
+    expect(running).toMatchObject({ status: "tuning", progress });
+    const result = {
+      status: "succeeded",
+      best: { algorithm: "XGBoost", params: { max_depth: 4, learning_rate: 0.05 }, value: 0.78 },
+      best_params: { XGBoost: { max_depth: 4, learning_rate: 0.05 }, LightGBM: { num_leaves: 31 } },
+      trials: [{ number: 0, algorithm: "XGBoost", value: 0.78 }],
+    };
+    const ready = await store.updateTuning(
+      "tenant-a",
+      x.id,
+      { status: "ready", progress: null, result, finished_at: "2026-11-25T20:00:00.000Z" },
+      ["queued", "tuning"],
+    );
+    expect(ready).toMatchObject({ status: "ready", progress: null, result, finished_at: "2026-11-25T20:00:00.000Z" });
+    // A second reader of the same finished job: the record has moved on, nothing is written.
+    expect(await store.updateTuning("tenant-a", x.id, { status: "failed", error: "late" }, ["queued", "tuning"])).toBe(
+      null,
+    );
+    expect(await store.getTuning("tenant-a", x.id)).toMatchObject({ status: "ready", error: null });
+  });
 
-    test("progress and the study's result are JSON; updates apply only from the given states", async () => {
-      const x = await store.createTuning(newTuning("tenant-a", "study"));
-      const progress = { stage: "tuning", done: 3, total: 12, trial: { number: 2, value: 0.75 }, best: null };
-      const running = await store.updateTuning("tenant-a", x.id, { status: "tuning", progress }, ["queued", "tuning"]);
-      expect(running).toMatchObject({ status: "tuning", progress });
-      const result = {
-        status: "succeeded",
-        best: { algorithm: "XGBoost", params: { max_depth: 4, learning_rate: 0.05 }, value: 0.78 },
-        best_params: { XGBoost: { max_depth: 4, learning_rate: 0.05 }, LightGBM: { num_leaves: 31 } },
-        trials: [{ number: 0, algorithm: "XGBoost", value: 0.78 }],
-      };
-      const ready = await store.updateTuning(
-        "tenant-a",
-        x.id,
-        { status: "ready", progress: null, result, finished_at: "2026-11-25T20:00:00.000Z" },
-        ["queued", "tuning"],
-      );
-      expect(ready).toMatchObject({ status: "ready", progress: null, result, finished_at: "2026-11-25T20:00:00.000Z" });
-      // A second reader of the same finished job: the record has moved on, nothing is written.
-      expect(
-        await store.updateTuning("tenant-a", x.id, { status: "failed", error: "late" }, ["queued", "tuning"]),
-      ).toBe(null);
-      expect(await store.getTuning("tenant-a", x.id)).toMatchObject({ status: "ready", error: null });
+  test("a model run keeps the tuning it used and the params per family (null without one)", async () => {
+    const models = new SqlModelStore(db());
+    const base = {
+      tenant_id: "tenant-b",
+      name: "tuned",
+      dataset_id: crypto.randomUUID(),
+      table_name: "foundry_credit",
+      target_column: "class",
+      feature_columns: [],
+      problem_type: null,
+    };
+    const tuned = crypto.randomUUID();
+    const params = { XGBoost: { max_depth: 4 }, LightGBM: { num_leaves: 12, subsample: 0.8 } };
+    const withTuning = await models.createModel({
+      ...base,
+      id: tuned,
+      job_id: tuned,
+      tuning_id: "t-1",
+      tuned_params: params,
     });
-
-    test("a model run keeps the tuning it used and the params per family (null without one)", async () => {
-      const models = new SqlModelStore(sql);
-      const base = {
-        tenant_id: "tenant-b",
-        name: "tuned",
-        dataset_id: crypto.randomUUID(),
-        table_name: "foundry_credit",
-        target_column: "class",
-        feature_columns: [],
-        problem_type: null,
-      };
-      const tuned = crypto.randomUUID();
-      const params = { XGBoost: { max_depth: 4 }, LightGBM: { num_leaves: 12, subsample: 0.8 } };
-      const withTuning = await models.createModel({
-        ...base,
-        id: tuned,
-        job_id: tuned,
-        tuning_id: "t-1",
-        tuned_params: params,
-      });
-      expect(withTuning).toMatchObject({ tuning_id: "t-1", tuned_params: params, status: "queued" });
-      const plain = crypto.randomUUID();
-      expect(await models.createModel({ ...base, id: plain, job_id: plain })).toMatchObject({
-        tuning_id: null,
-        tuned_params: null,
-      });
+    expect(withTuning).toMatchObject({ tuning_id: "t-1", tuned_params: params, status: "queued" });
+    const plain = crypto.randomUUID();
+    expect(await models.createModel({ ...base, id: plain, job_id: plain })).toMatchObject({
+      tuning_id: null,
+      tuned_params: null,
     });
   });
-}
-
-runTuningStoreContract("sqlite", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-tunings-"));
-  const sql = new SqliteClient(join(dir, "cp.sqlite"));
-  return { sql, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 });
-
-const pg = engineUrl("postgres");
-if (pg) {
-  runTuningStoreContract("postgres", async () => {
-    const db = await freshPostgresDatabase(pg);
-    return { sql: new PostgresClient(db.url), cleanup: db.drop };
-  });
-}
