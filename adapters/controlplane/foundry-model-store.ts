@@ -5,7 +5,8 @@
  */
 import type { ModelRecord, ModelStatus, ProblemType } from "../../domain/foundry/models/model.ts";
 import type { ModelPatch, ModelStore, NewModel } from "../../domain/foundry/models/ports.ts";
-import type { JsonValue, SqlClient, SqlParam } from "../../domain/ports.ts";
+import type { JsonValue, SqlClient } from "../../domain/ports.ts";
+import { type Encoders, jsonText, text, updateWhile } from "./foundry-patch.ts";
 
 interface Row {
   id: string;
@@ -55,10 +56,7 @@ function toModel(r: Row): ModelRecord {
   };
 }
 
-const text = (v: unknown) => (v ?? null) as string | null;
-const jsonText = (v: unknown) => (v == null ? null : JSON.stringify(v));
-
-const PATCH_COLUMNS: Record<keyof ModelPatch, (v: unknown) => SqlParam> = {
+const PATCH_COLUMNS: Encoders<ModelPatch> = {
   status: (v) => v as string,
   progress: jsonText,
   error: text,
@@ -114,22 +112,8 @@ export class SqlModelStore implements ModelStore {
     patch: ModelPatch,
     whenStatus?: ModelStatus[],
   ): Promise<ModelRecord | null> {
-    const sets: string[] = ["updated_at = ?"];
-    const params: SqlParam[] = [new Date().toISOString()];
-    for (const [key, value] of Object.entries(patch) as [keyof ModelPatch, unknown][]) {
-      const enc = PATCH_COLUMNS[key];
-      if (!enc) throw new Error(`updateModel: unknown field ${String(key)}`);
-      sets.push(`${key} = ?`);
-      params.push(enc(value));
-    }
-    params.push(tenantId, id);
-    let where = "tenant_id = ? AND id = ?";
-    if (whenStatus?.length) {
-      where += ` AND status IN (${whenStatus.map(() => "?").join(", ")})`;
-      params.push(...whenStatus);
-    }
-    const { changes } = await this.sql.run(`UPDATE foundry_models SET ${sets.join(", ")} WHERE ${where}`, params);
-    if (changes === 0) return null;
+    const changed = await updateWhile(this.sql, "foundry_models", PATCH_COLUMNS, tenantId, id, patch, whenStatus);
+    if (!changed) return null;
     return this.getModel(tenantId, id);
   }
 }

@@ -11,6 +11,7 @@ import type {
 } from "../../domain/foundry/serving/model.ts";
 import type { DeploymentPatch, DeploymentStore, NewDeployment } from "../../domain/foundry/serving/ports.ts";
 import type { JsonValue, Migration, SqlClient, SqlParam } from "../../domain/ports.ts";
+import { type Encoders, updateWhile, value } from "./foundry-patch.ts";
 
 const registry = `
   CREATE TABLE foundry_deployments (
@@ -91,6 +92,13 @@ const toDeployment = (r: Row): Deployment => ({
 
 /** Rows per INSERT of the log (5 parameters each). */
 const LOG_CHUNK = 200;
+
+const PATCH_COLUMNS: Encoders<DeploymentPatch> = {
+  status: value,
+  error: value,
+  threshold: value,
+  threshold_metric: value,
+};
 
 export class SqlDeploymentStore implements DeploymentStore {
   constructor(private readonly sql: SqlClient) {}
@@ -176,21 +184,8 @@ export class SqlDeploymentStore implements DeploymentStore {
     patch: DeploymentPatch,
     whenStatus?: DeploymentStatus[],
   ): Promise<Deployment | null> {
-    const sets = ["updated_at = ?"];
-    const params: SqlParam[] = [new Date().toISOString()];
-    for (const key of ["status", "error", "threshold", "threshold_metric"] as const) {
-      if (!(key in patch)) continue;
-      sets.push(`${key} = ?`);
-      params.push((patch[key] ?? null) as SqlParam);
-    }
-    params.push(tenantId, id);
-    let where = "tenant_id = ? AND id = ?";
-    if (whenStatus?.length) {
-      where += ` AND status IN (${whenStatus.map(() => "?").join(", ")})`;
-      params.push(...whenStatus);
-    }
-    const { changes } = await this.sql.run(`UPDATE foundry_deployments SET ${sets.join(", ")} WHERE ${where}`, params);
-    return changes ? this.getDeployment(tenantId, id) : null;
+    const changed = await updateWhile(this.sql, "foundry_deployments", PATCH_COLUMNS, tenantId, id, patch, whenStatus);
+    return changed ? this.getDeployment(tenantId, id) : null;
   }
 
   async appendPredictions(deploymentId: string, entries: PredictionLogEntry[], keep: number): Promise<void> {

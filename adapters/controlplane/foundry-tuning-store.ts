@@ -10,7 +10,8 @@ import type {
   TuningStatus,
   TuningStore,
 } from "../../domain/foundry/models/tuning-model.ts";
-import type { JsonValue, SqlClient, SqlParam } from "../../domain/ports.ts";
+import type { JsonValue, SqlClient } from "../../domain/ports.ts";
+import { type Encoders, jsonText, text, updateWhile } from "./foundry-patch.ts";
 
 interface Row {
   id: string;
@@ -52,10 +53,7 @@ function toTuning(r: Row): TuningRecord {
   };
 }
 
-const text = (v: unknown) => (v ?? null) as string | null;
-const jsonText = (v: unknown) => (v == null ? null : JSON.stringify(v));
-
-const PATCH_COLUMNS: Record<keyof TuningPatch, (v: unknown) => SqlParam> = {
+const PATCH_COLUMNS: Encoders<TuningPatch> = {
   status: (v) => v as string,
   progress: jsonText,
   error: text,
@@ -99,22 +97,8 @@ export class SqlTuningStore implements TuningStore {
     patch: TuningPatch,
     whenStatus?: TuningStatus[],
   ): Promise<TuningRecord | null> {
-    const sets: string[] = ["updated_at = ?"];
-    const params: SqlParam[] = [new Date().toISOString()];
-    for (const [key, value] of Object.entries(patch) as [keyof TuningPatch, unknown][]) {
-      const enc = PATCH_COLUMNS[key];
-      if (!enc) throw new Error(`updateTuning: unknown field ${String(key)}`);
-      sets.push(`${key} = ?`);
-      params.push(enc(value));
-    }
-    params.push(tenantId, id);
-    let where = "tenant_id = ? AND id = ?";
-    if (whenStatus?.length) {
-      where += ` AND status IN (${whenStatus.map(() => "?").join(", ")})`;
-      params.push(...whenStatus);
-    }
-    const { changes } = await this.sql.run(`UPDATE foundry_tunings SET ${sets.join(", ")} WHERE ${where}`, params);
-    if (changes === 0) return null;
+    const changed = await updateWhile(this.sql, "foundry_tunings", PATCH_COLUMNS, tenantId, id, patch, whenStatus);
+    if (!changed) return null;
     return this.getTuning(tenantId, id);
   }
 }
