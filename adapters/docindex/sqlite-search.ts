@@ -12,37 +12,12 @@
  * statement text never depends on the caller.
  */
 import type { Database } from "bun:sqlite";
-import { candidatesPerLeg, type LegHit, rankForMode } from "../../domain/documents/fusion.ts";
+import { candidatesPerLeg, rankForMode } from "../../domain/documents/fusion.ts";
 import type { DocType, DocumentMeta, IndexedChunk, SearchHit, Visibility } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
-import { ftsMatchExpression } from "./fts-query.ts";
+import { denseLeg } from "./dense-leg.ts";
+import { keywordLeg } from "./keyword-leg.ts";
 import { type CompiledSearch, checkChunks } from "./search-request.ts";
-
-const PERMITTED = `
-  SELECT c.seq FROM documents d JOIN chunks c ON c.doc_id = d.doc_id
-   WHERE (d.visibility = 'tenant_wide'
-          OR (d.visibility = 'deal_private'
-              AND EXISTS (SELECT 1 FROM json_each(d.allowed_identity_ids) a WHERE a.value = :identity))
-          OR (d.visibility = 'team_only'
-              AND EXISTS (SELECT 1 FROM json_each(d.allowed_roles) a
-                           WHERE a.value IN (SELECT value FROM json_each(:roles)))))
-     AND (d.barrier_id IS NULL OR d.barrier_id IN (SELECT value FROM json_each(:barriers)))
-     AND (:doc_id IS NULL OR d.doc_id = :doc_id)
-     AND (:entity_id IS NULL OR d.entity_id = :entity_id)
-     AND (:doc_type IS NULL OR d.doc_type = :doc_type)`;
-
-// `+rowid`: the unary plus keeps the IN list away from FTS5's planner. Offered as a rowid
-// constraint, FTS5 would run the MATCH once per permitted rowid (seconds at 20k chunks);
-// as a plain expression the MATCH runs once and its hits are checked against the list.
-const BM25_SQL = `
-  SELECT rowid AS seq, bm25(chunks_fts) AS score FROM chunks_fts
-   WHERE chunks_fts MATCH :match AND +rowid IN (${PERMITTED})
-   ORDER BY score LIMIT :limit`;
-
-const DENSE_SQL = `
-  SELECT seq, distance FROM chunks_vec
-   WHERE embedding MATCH :vector AND k = :limit AND seq IN (${PERMITTED})
-   ORDER BY distance`;
 
 const HYDRATE_SQL = `
   SELECT c.seq, c.id, c.doc_id, c.chunk_index, c.text, json_extract(c.metadata, '$.page') AS page,
@@ -181,24 +156,8 @@ export function searchDb(db: Database, req: CompiledSearch): SearchHit[] {
     doc_type: req.filters.doc_type ?? null,
     limit,
   };
-  let bm25: LegHit[] = [];
-  let dense: LegHit[] = [];
-  if (req.mode !== "dense") {
-    const match = ftsMatchExpression(req.query);
-    if (match) {
-      bm25 = db
-        .query<{ seq: number; score: number }, Record<string, string | number | null>>(BM25_SQL)
-        .all({ ...scope, match })
-        // FTS5's bm25() is lower-is-better; negate so every leg's score is higher-is-better.
-        .map((r) => ({ id: String(r.seq), score: -r.score }));
-    }
-  }
-  if (req.mode !== "bm25" && req.embedding) {
-    dense = db
-      .query<{ seq: number; distance: number }, Record<string, string | number | null | Float32Array>>(DENSE_SQL)
-      .all({ ...scope, vector: req.embedding })
-      .map((r) => ({ id: String(r.seq), score: 1 - r.distance }));
-  }
+  const bm25 = req.mode !== "dense" ? keywordLeg(db, scope, req.query) : [];
+  const dense = req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding) : [];
   const ranked = rankForMode(req.mode, bm25, dense, req.k, req.weights ? { weights: req.weights } : {});
   if (ranked.length === 0) return [];
   const rows = new Map(
