@@ -9,9 +9,13 @@
 /** Named parameters every leg binds (`:identity`, `:roles`, `:barriers`, filters, `:limit`). */
 export type LegScope = Record<string, string | number | null>;
 
-export const PERMITTED = `
-  SELECT c.seq FROM documents d JOIN chunks c ON c.doc_id = d.doc_id
-   WHERE (d.visibility = 'tenant_wide'
+/**
+ * Whether document `d` admits the caller and matches the filters: a predicate over the alias
+ * `d` (documents), for queries that check candidate chunks one by one instead of listing
+ * every permitted chunk.
+ */
+export const ADMITS = `
+      (d.visibility = 'tenant_wide'
           OR (d.visibility = 'deal_private'
               AND EXISTS (SELECT 1 FROM json_each(d.allowed_identity_ids) a WHERE a.value = :identity))
           OR (d.visibility = 'team_only'
@@ -21,3 +25,8 @@ export const PERMITTED = `
      AND (:doc_id IS NULL OR d.doc_id = :doc_id)
      AND (:entity_id IS NULL OR d.entity_id = :entity_id)
      AND (:doc_type IS NULL OR d.doc_type = :doc_type)`;
+
+/** The seqs of every permitted chunk. */
+export const PERMITTED = `
+  SELECT c.seq FROM documents d JOIN chunks c ON c.doc_id = d.doc_id
+   WHERE ${ADMITS}`;
