@@ -1,7 +1,9 @@
 /**
- * The HTTP scenarios' shared frame: a bare Bun hello-world server (the ceiling) and the
- * Cairn service, each in its own process on this machine, loaded one after the other by
- * the same closed-loop client, with results printed as JSON lines.
+ * The HTTP scenarios' shared frame: a bare Bun server (the ceiling) and the Cairn service,
+ * each in its own process on this machine, loaded one after the other by the same
+ * closed-loop client, with results printed as JSON lines. The ceiling answers "hello" by
+ * default; a scenario can make it answer exactly what the service answered (the same JSON
+ * body and headers), so the ratio measures the service's work and nothing else.
  */
 import { join } from "node:path";
 import { closedLoop, freePort, type LoadResult, waitForUrl } from "./load.ts";
@@ -38,22 +40,61 @@ export async function load(name: string, url: string, headers: Record<string, st
   return { rps: r.rps, p99: s.p99 };
 }
 
-/** Starts the ceiling and the service (env: its data dir etc.), runs `fn`, stops both. */
+/** What the ceiling answers: a status, headers and a body, the same on every request. */
+export interface CeilingResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Records one answer of the service as the ceiling's. Headers Bun sets itself (Date,
+ * Content-Length) are left to the ceiling's Bun to set the same way.
+ */
+export async function captureResponse(url: string, headers: Record<string, string>): Promise<CeilingResponse> {
+  const res = await fetch(url, { headers });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`probe of ${url} answered ${res.status}: ${body.slice(0, 200)}`);
+  const kept: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    if (k !== "date" && k !== "content-length") kept[k] = v;
+  });
+  return { status: res.status, headers: kept, body };
+}
+
+/**
+ * The ceiling's source: a bare Bun.serve that builds one Response per request from a
+ * constant body and header object (what the simplest hand-written server would do).
+ */
+function ceilingScript(port: number, answer: CeilingResponse | null): string {
+  if (!answer) return `Bun.serve({port:${port},fetch:()=>new Response("hello")})`;
+  const init = JSON.stringify({ status: answer.status, headers: answer.headers });
+  return `const b=${JSON.stringify(answer.body)};const i=${init};Bun.serve({port:${port},fetch:()=>new Response(b,i)})`;
+}
+
+/**
+ * Starts the service (env: its data dir etc.) and the ceiling, runs `fn`, stops both.
+ * With `ceiling`, the ceiling starts after the service is up and answers what
+ * `ceiling(cairnUrl)` returns (captureResponse of the scenario's request).
+ */
 export async function withCeilingAndService(
   env: Record<string, string>,
   fn: (urls: { hello: string; cairn: string }) => Promise<void>,
+  ceiling?: (cairnUrl: string) => Promise<CeilingResponse>,
 ): Promise<void> {
   const [helloPort, cairnPort] = [await freePort(), await freePort()];
-  const hello = spawnBun(["-e", `Bun.serve({port:${helloPort},fetch:()=>new Response("hello")})`], {});
   const cairn = spawnBun(["main.ts"], { ...env, PORT: String(cairnPort), HOST: "127.0.0.1" });
+  let hello: ReturnType<typeof spawnBun> | null = null;
   try {
     const urls = { hello: `http://127.0.0.1:${helloPort}`, cairn: `http://127.0.0.1:${cairnPort}` };
-    await waitForUrl(`${urls.hello}/`);
     await waitForUrl(`${urls.cairn}/healthz`);
+    const answer = ceiling ? await ceiling(urls.cairn) : null;
+    hello = spawnBun(["-e", ceilingScript(helloPort, answer)], {});
+    await waitForUrl(`${urls.hello}/`);
     await fn(urls);
   } finally {
-    hello.kill();
+    hello?.kill();
     cairn.kill("SIGTERM");
-    await Promise.all([hello.exited, cairn.exited]);
+    await Promise.all([hello?.exited, cairn.exited]);
   }
 }
