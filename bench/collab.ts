@@ -12,6 +12,8 @@
  *   to its delivery, server CPU per 100k deliveries and deliveries per server CPU-second;
  * - the same room saturated: each client keeps 4 unacknowledged updates in flight (the
  *   server acknowledges each one), so throughput is whatever the machine sustains;
+ * - 50 rooms × 20 clients saturated (issue 20's scenario; BENCH_SAT_ROOMS, BENCH_SAT_PER_ROOM),
+ *   one observer per room;
  * - 1,000 rooms × 5 clients (BENCH_ROOMS), 1 character a second each;
  * - memory per idle room: server RSS and JS heap after a full GC, with 1,000 rooms each
  *   holding ~1 KB of text and one connected idle client, minus the empty server.
@@ -35,7 +37,7 @@ import { emit, emitPair, QUICK, round, summarize } from "./runner.ts";
 const debugLog = process.env.BENCH_DEBUG ? createLogger("debug", { bench: "collab" }) : null;
 
 const root = join(import.meta.dir, "..");
-const DURATION_MS = QUICK ? 3_000 : 10_000;
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? (QUICK ? 3_000 : 10_000));
 const RATE = Number(process.env.BENCH_RATE ?? 20);
 const WINDOW = 4;
 /** Clients of the 50-client room that decode and time what they receive (the rest only read). */
@@ -43,6 +45,9 @@ const OBSERVERS = 5;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const ROOMS = Number(process.env.BENCH_ROOMS ?? (QUICK ? 200 : 1_000));
 const IDLE_ROOMS = Number(process.env.BENCH_IDLE_ROOMS ?? (QUICK ? 200 : 1_000));
+/** Issue 20's editor scenario: rooms × clients, every client saturating. */
+const SAT_ROOMS = Number(process.env.BENCH_SAT_ROOMS ?? 50);
+const SAT_PER_ROOM = Number(process.env.BENCH_SAT_PER_ROOM ?? 20);
 
 type Kind = "cairn" | "hocuspocus";
 
@@ -315,11 +320,14 @@ async function openLoop(
   };
 }
 
-/** Saturation: each client keeps WINDOW acknowledged-on-receipt updates in flight. */
-async function saturate(server: ServerProc, perRoom: number, observers: number): Promise<RunResult> {
+/** Saturation: each client of `rooms` rooms keeps WINDOW acknowledged-on-receipt updates in flight. */
+async function saturate(server: ServerProc, rooms: number, perRoom: number, observers: number): Promise<RunResult> {
   const stats: Stats = { deliveries: 0, latencies: [], since: Number.POSITIVE_INFINITY };
-  const room = crypto.randomUUID();
-  const clients = Array.from({ length: perRoom }, (_, i) => new BenchClient(server.url, room, stats, i < observers));
+  const clients: BenchClient[] = [];
+  for (let r = 0; r < rooms; r++) {
+    const room = crypto.randomUUID();
+    for (let i = 0; i < perRoom; i++) clients.push(new BenchClient(server.url, room, stats, i < observers));
+  }
   await connectAll(clients);
   let running = true;
   for (const c of clients) {
@@ -448,7 +456,7 @@ async function compare<T extends object>(run: (s: ServerProc) => Promise<T>): Pr
   return { cairn: median(rounds.cairn), hocuspocus: median(rounds.hocuspocus) };
 }
 
-const scenarios = (process.env.BENCH_SCENARIOS ?? "one-room,saturate,rooms,idle").split(",");
+const scenarios = (process.env.BENCH_SCENARIOS ?? "one-room,saturate,rooms-saturate,rooms,idle").split(",");
 emit({ bench: "collab/config", metric: "duration", value: DURATION_MS, unit: "ms", peer: null, ratio: null });
 emit({ bench: "collab/config", metric: "rounds", value: ROUNDS, unit: "rounds", peer: null, ratio: null });
 
@@ -457,8 +465,13 @@ if (scenarios.includes("one-room")) {
   report(`collab/one-room-50x${RATE}hz`, r.cairn, r.hocuspocus);
 }
 if (scenarios.includes("saturate")) {
-  const r = await compare((s) => saturate(s, 50, OBSERVERS));
+  const r = await compare((s) => saturate(s, 1, 50, OBSERVERS));
   report("collab/one-room-50-saturated", r.cairn, r.hocuspocus);
+}
+if (scenarios.includes("rooms-saturate")) {
+  // Issue 20's scenario: 50 rooms × 20 clients, saturated; one observer per room.
+  const r = await compare((s) => saturate(s, SAT_ROOMS, SAT_PER_ROOM, 1));
+  report(`collab/rooms-${SAT_ROOMS}x${SAT_PER_ROOM}-saturated`, r.cairn, r.hocuspocus);
 }
 if (scenarios.includes("rooms")) {
   const r = await compare((s) => openLoop(s, ROOMS, 5, 1, 1));

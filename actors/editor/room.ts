@@ -4,9 +4,12 @@
  * its bounded mailbox and are handled one at a time; joins, leaves and drains are
  * synchronous calls (they must never be refused).
  *
- * Fan-out (STYLE habit 9): every update applied during a tick is collected, merged once
- * at the end of the tick (setImmediate), encoded once and framed once per address, then
- * written to every connection. A connection whose socket reports backpressure is skipped
+ * Fan-out (STYLE habit 9): the client updates of a tick wait in an inbox and are applied at
+ * its end as one merged update in one transaction; those merged bytes, as the clients sent
+ * them, are framed once per address and written to every connection (inbox.ts explains
+ * why nothing is re-encoded). Anything that reads the document (a sync step 1, a save, a
+ * REST edit, `doc`) applies the inbox first, so nobody sees a state older than the frames
+ * the room already took. A connection whose socket reports backpressure is skipped
  * from then on and remembers the state vector it had reached; on `drain` it receives
  * exactly the difference, so a slow reader costs memory in nobody's buffer and never
  * loses an update. Awareness follows the same path.
@@ -32,6 +35,15 @@ import {
   syncStep2Body,
   updateBody,
 } from "./frames.ts";
+import {
+  batchOrigin,
+  hasPending,
+  INBOX_MAX_BYTES,
+  INBOX_MAX_COUNT,
+  type Incoming,
+  mergeBatch,
+  transactionChanged,
+} from "./inbox.ts";
 import { DebouncedSaver } from "./saver.ts";
 import type { CollabPeer, RoomDeps, RoomOptions } from "./types.ts";
 import { ROOM_DEFAULTS } from "./types.ts";
@@ -68,15 +80,21 @@ const toB64 = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLengt
 const fromB64 = (s: string) => new Uint8Array(Buffer.from(s, "base64"));
 
 export class CollabRoom {
-  readonly doc = new Y.Doc({ gc: true });
-  readonly awareness = new awarenessProtocol.Awareness(this.doc);
+  /** The document itself; `doc` is the accessor that applies the inbox first. */
+  private readonly ydoc = new Y.Doc({ gc: true });
+  readonly awareness = new awarenessProtocol.Awareness(this.ydoc);
   private readonly actor: Actor<RoomMessage, CollabRoom>;
   private readonly saver: DebouncedSaver;
   private readonly peers = new Map<CollabPeer, PeerState>();
   /** Server-side callers (LiveRooms.withDoc) holding the room open. */
   private leases = 0;
+  /** Client updates taken from the mailbox, applied together at the end of the tick. */
+  private inbox: Incoming[] = [];
+  private inboxBytes = 0;
   private pendingUpdates: Uint8Array[] = [];
   private publishUpdates: Uint8Array[] = [];
+  /** The state every connection has been sent (the clocks before the unbroadcast updates). */
+  private broadcastState: Map<number, number> | null = null;
   private pendingAwareness = new Set<number>();
   private publishAwareness = new Set<number>();
   private tickScheduled = false;
@@ -125,7 +143,8 @@ export class CollabRoom {
         }
       },
     });
-    this.doc.on("update", (update: Uint8Array, origin: unknown) => this.onDocUpdate(update, origin));
+    // No "update" listener: it would make Yjs re-encode every transaction (inbox.ts).
+    this.ydoc.on("afterTransaction", (tr: Y.Transaction) => this.onTransaction(tr));
     this.awareness.on("update", (changes: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) =>
       this.onAwarenessUpdate(changes, origin),
     );
@@ -138,10 +157,8 @@ export class CollabRoom {
   static async load(docId: string, deps: RoomDeps, opts: RoomOptions = ROOM_DEFAULTS): Promise<CollabRoom> {
     const state = await deps.persistence.load(docId);
     const room = new CollabRoom(docId, deps, opts);
-    if (state && state.byteLength > 0) Y.applyUpdate(room.doc, state, STORE);
-    // The stored state is not a change: nothing to broadcast or save.
-    room.pendingUpdates = [];
-    room.publishUpdates = [];
+    // The stored state is not a change: nothing to broadcast or save (STORE is neither).
+    if (state && state.byteLength > 0) Y.applyUpdate(room.ydoc, state, STORE);
     if (deps.pubsub) {
       try {
         room.unsubscribe = await deps.pubsub.subscribe(deps.channel, (text) => room.onWire(text));
@@ -149,9 +166,15 @@ export class CollabRoom {
         room.destroyNow();
         throw err;
       }
-      room.publish({ i: deps.instanceId, t: "sv", d: toB64(Y.encodeStateVector(room.doc)), r: true });
+      room.publish({ i: deps.instanceId, t: "sv", d: toB64(Y.encodeStateVector(room.ydoc)), r: true });
     }
     return room;
+  }
+
+  /** The document, with every update the room has taken applied. */
+  get doc(): Y.Doc {
+    this.applyInbox();
+    return this.ydoc;
   }
 
   get peerCount(): number {
@@ -251,8 +274,9 @@ export class CollabRoom {
     const unsub = this.unsubscribe;
     this.unsubscribe = undefined;
     unsub?.().catch((err) => this.deps.logger.warn({ err, doc_id: this.docId }, "collab room: unsubscribe failed"));
+    this.inbox = [];
     this.awareness.destroy();
-    this.doc.destroy();
+    this.ydoc.destroy();
   }
 
   private handle(m: RoomMessage): void {
@@ -266,7 +290,8 @@ export class CollabRoom {
       case "edit":
         try {
           const before = this.updatesSeen;
-          this.doc.transact(() => m.fn(this.doc), m.origin);
+          this.applyInbox();
+          this.captured(() => this.ydoc.transact(() => m.fn(this.ydoc), m.origin));
           if (m.by && this.updatesSeen !== before) this.lastEditor = m.by;
           m.reply.resolve();
         } catch (err) {
@@ -311,6 +336,17 @@ export class CollabRoom {
     }
     if (sub !== SYNC.step2 && sub !== SYNC.update) throw new Error(`unknown sync message type ${sub}`);
     const update = decoding.readVarUint8Array(dec);
+    if (sub === SYNC.update && !peer.readOnly) {
+      // The hot path: applied, acknowledged and broadcast with the rest of the tick.
+      this.inbox.push({ peer, update });
+      this.inboxBytes += update.byteLength;
+      if (this.inbox.length >= INBOX_MAX_COUNT || this.inboxBytes >= INBOX_MAX_BYTES) this.applyInbox();
+      else this.scheduleTick();
+      return;
+    }
+    // A step 2 answers our step 1 with the client's whole document: apply it on its own and
+    // broadcast only what it changed (captured), never the client's full copy.
+    this.applyInbox();
     if (peer.readOnly) {
       // A viewer's edits are dropped; Hocuspocus learns whether its update was refused.
       if (peer.hocuspocus && ps) {
@@ -319,21 +355,86 @@ export class CollabRoom {
       }
       return;
     }
-    Y.applyUpdate(this.doc, update, peer);
+    this.captured(() => Y.applyUpdate(this.ydoc, update, peer));
     this.lastEditor = peer.by;
-    if (peer.hocuspocus && ps) {
-      ps.ack ??= framed(peer.prefix, ACK_TRUE); // one frame per connection, reused per update
-      this.sendTo(ps, ps.ack);
+    if (peer.hocuspocus && ps) this.ack(ps);
+  }
+
+  /** Hocuspocus: one SyncStatus per applied update (the provider counts them). */
+  private ack(ps: PeerState): void {
+    ps.ack ??= framed(ps.peer.prefix, ACK_TRUE); // one frame per connection, reused per update
+    this.sendTo(ps, ps.ack);
+  }
+
+  /**
+   * Applies the inbox: one merged update, one transaction; its bytes are queued for the
+   * broadcast when they changed the document or left structs pending. A batch that fails
+   * (a malformed update) is applied update by update, and the sender of the bad one is
+   * closed (1007) as before; updates are idempotent, so what the batch applied stays right.
+   */
+  private applyInbox(): void {
+    const batch = this.inbox;
+    if (batch.length === 0) return;
+    this.inbox = [];
+    this.inboxBytes = 0;
+    let applied = batch;
+    try {
+      this.applyRaw(mergeBatch(batch), batchOrigin(batch, MIXED));
+    } catch {
+      applied = [];
+      for (const b of batch) {
+        try {
+          this.applyRaw(b.update, b.peer);
+          applied.push(b);
+        } catch (err) {
+          this.deps.logger.warn(
+            { err, doc_id: this.docId, peer: b.peer.id },
+            "collab room: malformed update; closing the connection",
+          );
+          b.peer.close(1007, "malformed collaboration message");
+        }
+      }
+    }
+    const last = applied.at(-1);
+    if (last) this.lastEditor = last.peer.by;
+    for (const b of applied) {
+      if (!b.peer.hocuspocus) continue;
+      const ps = this.peers.get(b.peer);
+      if (ps) this.ack(ps);
     }
   }
 
-  private onDocUpdate(update: Uint8Array, origin: unknown): void {
+  private applyRaw(update: Uint8Array, origin: unknown): void {
+    const before = this.updatesSeen;
+    Y.applyUpdate(this.ydoc, update, origin);
+    if (this.updatesSeen !== before || hasPending(this.ydoc)) this.queueBroadcast(update, origin);
+  }
+
+  /** Runs fn with Yjs encoding what it changes (edits, step 2, other instances: rare). */
+  private captured(fn: () => void): void {
+    const out: [Uint8Array, unknown][] = [];
+    const listener = (update: Uint8Array, origin: unknown) => out.push([update, origin]);
+    this.ydoc.on("update", listener);
+    try {
+      fn();
+    } finally {
+      this.ydoc.off("update", listener);
+    }
+    for (const [update, origin] of out) this.queueBroadcast(update, origin);
+  }
+
+  private onTransaction(tr: Y.Transaction): void {
+    if (tr.origin === STORE || !transactionChanged(tr)) return;
+    if (this.pendingUpdates.length === 0) this.broadcastState = tr.beforeState;
     this.updatesSeen++;
+    this.saver.touch();
+  }
+
+  private queueBroadcast(update: Uint8Array, origin: unknown): void {
     // The tick's updates all from one connection: it already has them, skip it.
     this.tickOrigin = this.pendingUpdates.length === 0 || this.tickOrigin === origin ? origin : MIXED;
     this.pendingUpdates.push(update);
     if (origin !== REMOTE && origin !== STORE) this.publishUpdates.push(update);
-    this.saver.touch();
     this.scheduleTick();
   }
 
@@ -372,6 +473,7 @@ export class CollabRoom {
     this.tickScheduled = false;
     if (this.destroyed) return;
     this.lastFlushAt = performance.now();
+    this.applyInbox();
     if (this.pendingUpdates.length > 0) {
       const merged = mergeAll(this.pendingUpdates);
       const publish =
@@ -408,8 +510,13 @@ export class CollabRoom {
     const status = ps.peer.send(frame);
     if (status > 0) return;
     if (status === -1) {
-      // Queued: the client will have everything up to now once the socket drains.
-      if (ps.behind === null) ps.behind = { sv: Y.encodeStateVector(this.doc) };
+      // Queued: the client will have what was broadcast so far once the socket drains
+      // (not the updates of this tick, which it is now skipped for: an ack can be queued
+      // after the tick applied other connections' updates and before it broadcast them).
+      if (ps.behind === null) {
+        const sent = this.pendingUpdates.length > 0 ? this.broadcastState : null;
+        ps.behind = { sv: Y.encodeStateVector(sent ?? this.ydoc) };
+      }
     } else {
       ps.behind = { sv: null }; // dropped: we no longer know what it has
     }
@@ -435,8 +542,9 @@ export class CollabRoom {
 
   private handleRemote(wire: Wire): void {
     const data = fromB64(wire.d);
+    this.applyInbox();
     if (wire.t === "u") {
-      Y.applyUpdate(this.doc, data, REMOTE);
+      this.captured(() => Y.applyUpdate(this.ydoc, data, REMOTE));
     } else if (wire.t === "a") {
       awarenessProtocol.applyAwarenessUpdate(this.awareness, data, REMOTE);
     } else if (wire.t === "sv") {
@@ -465,8 +573,9 @@ export class CollabRoom {
    * several instances save one document the last writer never erases the others' updates.
    */
   private async save(): Promise<void> {
-    if (this.doc.isDestroyed) return;
-    await this.deps.persistence.store(this.docId, Y.encodeStateAsUpdate(this.doc), this.lastEditor);
+    if (this.ydoc.isDestroyed) return;
+    this.applyInbox();
+    await this.deps.persistence.store(this.docId, Y.encodeStateAsUpdate(this.ydoc), this.lastEditor);
   }
 }
 
