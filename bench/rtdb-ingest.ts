@@ -119,8 +119,16 @@ async function freshQdbTable(): Promise<{ name: string; full: string }> {
   return { name, full: qdb.qualify(tenant, name) };
 }
 
+/** CPU seconds this process spent per contender (our checks and encoding; QuestDB is another process). */
+const cpu = { ours: 0, direct: 0, oursRows: 0, directRows: 0 };
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
 async function ours(): Promise<number> {
   const { name } = await freshQdbTable();
+  const c0 = cpuSeconds();
   const t0 = performance.now();
   const { rows: n } = await qdb.realtime.ingest(
     tenant,
@@ -130,12 +138,15 @@ async function ours(): Promise<number> {
     })(),
   );
   const ms = performance.now() - t0;
+  cpu.ours += cpuSeconds() - c0;
+  cpu.oursRows += n;
   if (n !== rows.length) throw new Error(`ours wrote ${n} rows`);
   return ms;
 }
 
 async function direct(): Promise<number> {
   const { full } = await freshQdbTable();
+  const c0 = cpuSeconds();
   const t0 = performance.now();
   const sender = await Sender.fromConfig(qdb.http.ilpConfig({ auto_flush: "off", request_timeout: 60_000 }));
   for (const batch of batches(bars)) {
@@ -154,12 +165,16 @@ async function direct(): Promise<number> {
   }
   await sender.close();
   await qdb.realtime.awaitApplied(full);
-  return performance.now() - t0;
+  const ms = performance.now() - t0;
+  cpu.direct += cpuSeconds() - c0;
+  cpu.directRows += bars.length;
+  return ms;
 }
 
 const q = { ours: [] as number[], direct: [] as number[] };
 await direct(); // warm-up: JIT, the HTTP connection, QuestDB's writer pools
 await ours();
+Object.assign(cpu, { ours: 0, direct: 0, oursRows: 0, directRows: 0 });
 for (let i = 0; i < rounds; i++) {
   q.direct.push(await direct());
   q.ours.push(await ours());
@@ -172,6 +187,14 @@ emitPair(
   { bench: "rtdb-ingest/questdb-direct-client", value: qDirect },
   "throughput",
   "rows/s",
+);
+// Rows per CPU-second of this process: what one core of the service spends per row (checks,
+// conversion, ILP encoding, HTTP), independent of how fast QuestDB applies them on this box.
+emitPair(
+  { bench: "rtdb-ingest/questdb-ours", value: cpu.oursRows / cpu.ours },
+  { bench: "rtdb-ingest/questdb-direct-client", value: cpu.directRows / cpu.direct },
+  "rows_per_core_second",
+  "rows/cpu-s",
 );
 const overhead = 1 - qOurs / qDirect;
 emit({

@@ -105,6 +105,39 @@ export class QuestDbHttp {
     return `${u.protocol === "https:" ? "https" : "http"}::${parts.join(";")};`;
   }
 
+  /**
+   * Sends one ILP body to `/write` (QuestDB commits one request as one transaction). A refusal
+   * (4xx) is `bad_request` with QuestDB's message, which names the offending line; anything else
+   * is `unavailable`.
+   */
+  async writeIlp(body: string): Promise<void> {
+    if (this.closed) throw new AppError("unavailable", "time-series adapter is closed");
+    let res: Response;
+    try {
+      res = await fetch(`${this.base}/write?precision=n`, {
+        method: "POST",
+        headers: { ...this.headers, "content-type": "text/plain; charset=utf-8" },
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new AppError("unavailable", `QuestDB is unreachable at ${this.base}: ${(err as Error).message}`);
+    }
+    if (res.ok) {
+      await res.body?.cancel();
+      return;
+    }
+    const text = await res.text().catch(() => "");
+    let message = text.slice(0, 300);
+    try {
+      message = (JSON.parse(text) as { message?: string }).message ?? message;
+    } catch {}
+    throw new AppError(
+      res.status >= 400 && res.status < 500 ? "bad_request" : "unavailable",
+      `HTTP ${res.status}: ${message}`,
+    );
+  }
+
   private async get(path: string, params: Record<string, string>): Promise<Response> {
     if (this.closed) throw new AppError("unavailable", "time-series adapter is closed");
     const url = `${this.base}${path}?${new URLSearchParams(params).toString()}`;

@@ -287,6 +287,35 @@ export function runRealtimeTablesContract(name: string, open: () => Promise<Real
       });
     });
 
+    test("text with ILP's special characters round-trips unchanged (symbols, strings, varchars)", async () => {
+      await create(
+        port,
+        b,
+        "CREATE TABLE texts (s SYMBOL, st STRING, v VARCHAR, n DOUBLE, ts TIMESTAMP) TIMESTAMP(ts) PARTITION BY DAY WAL",
+      );
+      const tricky = [
+        'a b,c=d\\e"f',
+        "line\nbreak\r\tand tab",
+        'quote " and backslash \\ at the end\\',
+        "ünïcødé ✓ 数据",
+      ];
+      const rows: Row[] = tricky.map((t, k) => ({
+        s: t,
+        st: t,
+        v: t,
+        n: k === 0 ? -0.5 : 1e21 * k,
+        ts: `2026-04-0${k + 1}T00:00:00Z`,
+      }));
+      expect(await port.ingest(b, "texts", rows)).toEqual({ rows: tricky.length });
+      const got: Record<string, unknown>[] = [];
+      for (let k = 0; k < tricky.length; k++) {
+        const file = join(dir, `texts-${k}.parquet`);
+        expect(await port.exportPartition(b, "texts", `2026-04-0${k + 1}`, file)).toEqual({ rows: 1 });
+        got.push(...(await readParquet(file, "s::VARCHAR AS s, st::VARCHAR AS st, v::VARCHAR AS v, n")));
+      }
+      expect(got).toEqual(tricky.map((t, k) => ({ s: t, st: t, v: t, n: k === 0 ? -0.5 : 1e21 * k })));
+    });
+
     test("export then drop a partition: the file holds its rows, the table no longer does; drops repeat", async () => {
       const file = join(dir, "trades-2026-01-01.parquet");
       expect(await port.exportPartition(a, "trades", "2026-01-01", file)).toEqual({ rows: 2 });
