@@ -1,7 +1,7 @@
 /**
- * Retrieval evaluation (issue 6, item 8): nDCG@10, recall@10 and MRR@10 of BM25, dense and
- * hybrid (RRF) search over a real per-tenant SQLite document index, on finance QA sets with
- * judgments (bench/retrieval-data.ts; BEIR FiQA-2018 is not obtainable here).
+ * Retrieval evaluation (issue 6 item 8, issue 20): nDCG@10, recall@10 and MRR@10 of BM25, dense,
+ * every hybrid fusion variant and the learned reranker, over a real per-tenant document index,
+ * on finance QA sets with judgments (bench/retrieval-data.ts; BEIR FiQA-2018 is not obtainable).
  *
  *   node_modules/.bin/bun bench/retrieval-eval.ts                      # financebench, finqabench
  *   node_modules/.bin/bun bench/retrieval-eval.ts --dataset tatqa      # larger sets: minutes of CPU
@@ -10,16 +10,19 @@
  * Each corpus document is chunked with the service's chunker (domain/documents/chunking.ts,
  * its defaults), embedded with the configured embedder (CAIRN_EMBEDDING_MODEL or
  * CAIRN_EMBEDDINGS_URL, as the service would), and stored with putDocument into a fresh
- * tenant file. Every judged query is searched in each mode; a document's rank is the rank of
- * its best chunk (chunk hits are folded into documents in order, as BEIR judges documents).
+ * tenant file. Each judged query is searched once per leg and once in the adapter's hybrid mode;
+ * the fusion variants and the reranker run on those leg lists (bench/retrieval-fusion.ts). A
+ * document's rank is the rank of its best chunk (as BEIR judges documents).
  * Passage and query vectors are cached under ${XDG_CACHE_HOME:-~/.cache}/cairn/retrieval-eval
  * (keyed by model and chunk texts), so a rerun only re-indexes and searches.
  *
- * Prints one JSON line per dataset, then a summary line. Options: --k-chunks (candidates per
- * leg, default 100), --keep (leave the index file for inspection).
+ * Prints one JSON line per dataset, the reranker's latency as bench/runner.ts lines (peer: the
+ * adapter's hybrid search of the same query), then a summary line. Options: --k-chunks (hits
+ * scored per query, default 100), --keep (leave the index file), --dump-features FILE (training
+ * rows for lab/src/lab/ranking), --rank-model FILE / --no-rerank.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -27,29 +30,42 @@ import { createEmbedder } from "../adapters/embeddings/index.ts";
 import { loadConfig } from "../config.ts";
 import { chunkBlocks } from "../domain/documents/chunking.ts";
 import type { Embedder } from "../domain/documents/ports.ts";
-import type { Chunk, DocumentMeta, EmbedKind, IndexedChunk, SearchMode } from "../domain/documents/types.ts";
+import { checkRankModel, type RankModel, SERVICE_RANK_MODEL } from "../domain/documents/rerank.ts";
+import type { Chunk, DocumentMeta, EmbedKind, IndexedChunk } from "../domain/documents/types.ts";
 import { DATASETS, type DatasetName, loadRetrievalSet, type RetrievalSet } from "./retrieval-data.ts";
+import {
+  type ChunkInfo,
+  candidatesPerLeg,
+  featureRows,
+  fusedIds,
+  fusionVariants,
+  type Metrics,
+  type QueryLegs,
+  r4,
+  rerankedIds,
+  scoreRankings,
+} from "./retrieval-fusion.ts";
 import { openEvalIndex } from "./retrieval-index.ts";
+import { emit, round, summarize } from "./runner.ts";
 
 const { values: args } = parseArgs({
   options: {
     dataset: { type: "string", default: "financebench,finqabench" },
     "k-chunks": { type: "string", default: "100" },
     keep: { type: "boolean", default: false },
-    "hybrid-weights": { type: "string", default: "1:1,1:2,2:1" },
+    /** Append the reranker's training rows (features of the default fusion's top 50) to this JSONL file. */
+    "dump-features": { type: "string" },
+    /** A rank model (JSON) to evaluate instead of the service's domain/documents/rank-model.json. */
+    "rank-model": { type: "string" },
+    "no-rerank": { type: "boolean", default: false },
   },
 });
-const K = 10;
 const K_CHUNKS = Number(args["k-chunks"]);
-const MODES: SearchMode[] = ["bm25", "dense", "hybrid"];
-/** Extra hybrid runs with other leg weights (bm25:dense); "1:1" is the service default. */
-const WEIGHTS = (args["hybrid-weights"] ?? "")
-  .split(",")
-  .filter(Boolean)
-  .map((w) => {
-    const [bm25 = Number.NaN, dense = Number.NaN] = w.split(":").map(Number);
-    return { label: `hybrid@${bm25}:${dense}`, weights: { bm25, dense } };
-  });
+const model: RankModel | null = args["no-rerank"]
+  ? null
+  : args["rank-model"]
+    ? checkRankModel(JSON.parse(readFileSync(args["rank-model"], "utf8")) as RankModel)
+    : SERVICE_RANK_MODEL;
 
 /**
  * Published numbers on the same corpora and judgments, for comparison. None is known for the
@@ -105,26 +121,52 @@ async function evaluate(set: RetrievalSet, e: Embedder): Promise<Record<string, 
         id: `${doc.id}:${c.chunk_index}`,
         embedding: passageVecs[at++] as Float32Array,
       }));
-      await index.put(metaOf(doc.id), indexed);
+      await index.put(metaOf(doc.id, doc.title), indexed);
     }
     const indexSeconds = (performance.now() - tIndex) / 1000;
 
-    const perMode: Record<string, { "ndcg@10": number; "recall@10": number; "mrr@10": number }> = {};
-    const runs: { label: string; mode: SearchMode; weights?: { bm25: number; dense: number } }[] = [
-      ...MODES.map((mode) => ({ label: mode, mode })),
-      ...WEIGHTS.filter((w) => !(w.weights.bm25 === 1 && w.weights.dense === 1)).map((w) => ({
-        ...w,
-        mode: "hybrid" as const,
-      })),
-    ];
-    for (const run of runs) {
-      const hitsOf = new Map<number, string[]>();
-      for (const [qi, q] of set.queries.entries()) {
-        const hits = await index.search(q.text, queryVecs[qi] as Float32Array, run.mode, K_CHUNKS, run.weights);
-        const docIds = hits.map((h) => h.doc_id);
-        hitsOf.set(qi, docIds);
+    // The two legs once per query (as many candidates as a hybrid top-K_CHUNKS search fetches),
+    // then every fusion variant and the reranker from those same lists; the adapter's own
+    // hybrid search runs too, and must agree with the harness's default fusion.
+    const perMode: Record<string, Metrics> = {};
+    const chunkInfo = new Map<string, ChunkInfo>();
+    const legsOf: QueryLegs[] = [];
+    const perLeg = candidatesPerLeg(K_CHUNKS);
+    const adapterHybrid = new Map<number, string[]>();
+    const searchMs: number[] = [];
+    for (const [qi, q] of set.queries.entries()) {
+      const vec = queryVecs[qi] as Float32Array;
+      const legs: QueryLegs = { qi, query: q.text, bm25: [], dense: [] };
+      for (const mode of ["bm25", "dense"] as const) {
+        for (const h of await index.search(q.text, vec, mode, perLeg)) {
+          chunkInfo.set(h.chunk_id, { doc_id: h.doc_id, text: h.text, filename: h.document.filename });
+          legs[mode].push({ id: h.chunk_id, score: h.score });
+        }
       }
-      perMode[run.label] = scoreRankings(set, (qi) => hitsOf.get(qi) ?? []);
+      legsOf.push(legs);
+      const t0 = performance.now();
+      adapterHybrid.set(
+        qi,
+        (await index.search(q.text, vec, "hybrid", K_CHUNKS)).map((h) => h.doc_id),
+      );
+      searchMs.push(performance.now() - t0);
+    }
+    const docsOf = (ids: string[]) => ids.map((id) => (chunkInfo.get(id) as ChunkInfo).doc_id);
+    perMode.bm25 = scoreRankings(set, (qi) => docsOf(legsOf[qi]?.bm25.slice(0, K_CHUNKS).map((h) => h.id) ?? []));
+    perMode.dense = scoreRankings(set, (qi) => docsOf(legsOf[qi]?.dense.slice(0, K_CHUNKS).map((h) => h.id) ?? []));
+    perMode["hybrid (adapter default)"] = scoreRankings(set, (qi) => adapterHybrid.get(qi) ?? []);
+    for (const v of fusionVariants()) {
+      perMode[v.label] = scoreRankings(set, (qi) => docsOf(fusedIds(legsOf[qi] as QueryLegs, K_CHUNKS, v.opts)));
+    }
+    let rerankMs: number[] = [];
+    if (model) {
+      const ranked = legsOf.map((l) => rerankedIds(l, K_CHUNKS, chunkInfo, model));
+      rerankMs = ranked.map((r) => r.ms);
+      perMode.reranked = scoreRankings(set, (qi) => docsOf(ranked[qi]?.ids ?? []));
+    }
+    if (args["dump-features"]) {
+      const rows = legsOf.flatMap((l) => featureRows(set, l, chunkInfo).map((r) => JSON.stringify(r)));
+      appendFileSync(args["dump-features"], `${rows.join("\n")}\n`);
     }
     if (e.model === "bge-small-en-v1.5+e5-small-v2") {
       // Ablation: each half of a pair vector (times sqrt 2) is that model's own unit vector, so
@@ -152,11 +194,12 @@ async function evaluate(set: RetrievalSet, e: Embedder): Promise<Record<string, 
       chunks: allChunks.length,
       judged_queries: set.queries.length,
       k_chunks_per_leg: K_CHUNKS,
-      fusion: "RRF k=60; hybrid = weights bm25 1, dense 1 (the default); hybrid@a:b = other weights",
+      fusion: "labels: method, RRF k, weights bm25:dense; 'hybrid (adapter default)' is the index's own hybrid search",
       modes: perMode,
       seconds: { embed: r4(embedSeconds), index: r4(indexSeconds), total: r4((performance.now() - started) / 1000) },
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
+    if (rerankMs.length > 0) emitLatency(set.name, rerankMs, searchMs);
     return line;
   } finally {
     await index.close();
@@ -165,10 +208,35 @@ async function evaluate(set: RetrievalSet, e: Embedder): Promise<Record<string, 
   }
 }
 
-function metaOf(docId: string): DocumentMeta {
+/** The reranker's cost per query next to the hybrid search it follows (same queries, same run). */
+function emitLatency(name: string, rerankMs: number[], searchMs: number[]): void {
+  const r = summarize(rerankMs);
+  const s = summarize(searchMs);
+  for (const p of ["p50", "p99"] as const) {
+    emit({
+      bench: `retrieval-eval/${name}/rerank-top50`,
+      metric: `latency_${p}`,
+      value: round(r[p], 3),
+      unit: "ms",
+      peer: `retrieval-eval/${name}/hybrid-search`,
+      ratio: s[p] === 0 ? null : round(r[p] / s[p], 4),
+    });
+    emit({
+      bench: `retrieval-eval/${name}/hybrid-search`,
+      metric: `latency_${p}`,
+      value: round(s[p], 3),
+      unit: "ms",
+      peer: null,
+      ratio: null,
+    });
+  }
+}
+
+/** A document as uploaded: its filing name (the BEIR title, when there is one) is the filename. */
+function metaOf(docId: string, title: string): DocumentMeta {
   return {
     doc_id: docId,
-    filename: `${docId}.txt`,
+    filename: `${title.replace(/[^\w.-]+/g, "_") || docId}.txt`,
     format: "txt",
     doc_type: "other",
     entity_id: null,
@@ -178,50 +246,11 @@ function metaOf(docId: string): DocumentMeta {
   };
 }
 
-/** nDCG@10, recall@10 and MRR@10 over the judged queries, from each query's chunk-hit documents. */
-function scoreRankings(
-  set: RetrievalSet,
-  docsOfQuery: (qi: number) => string[],
-): { "ndcg@10": number; "recall@10": number; "mrr@10": number } {
-  let ndcg = 0;
-  let recall = 0;
-  let mrr = 0;
-  for (const [qi, q] of set.queries.entries()) {
-    const ranked = foldToDocs(docsOfQuery(qi));
-    const rel = set.qrels.get(q.id) ?? new Set<string>();
-    ndcg += ndcgAt(ranked, rel, K);
-    recall += ranked.slice(0, K).filter((d) => rel.has(d)).length / Math.max(rel.size, 1);
-    const first = ranked.slice(0, K).findIndex((d) => rel.has(d));
-    mrr += first < 0 ? 0 : 1 / (first + 1);
-  }
-  const n = set.queries.length;
-  return { "ndcg@10": r4(ndcg / n), "recall@10": r4(recall / n), "mrr@10": r4(mrr / n) };
-}
-
 /** Dot product of a 384-wide query half with the same half of a passage vector. */
 function dotRange(q: Float32Array, p: Float32Array, from: number): number {
   let s = 0;
   for (let i = 0; i < q.length; i++) s += (q[i] as number) * (p[from + i] as number);
   return s;
-}
-
-/** Chunk hits in rank order -> distinct documents in the order of their best chunk. */
-function foldToDocs(docIds: string[]): string[] {
-  return [...new Set(docIds)];
-}
-
-function ndcgAt(ranked: string[], rel: Set<string>, k: number): number {
-  let dcg = 0;
-  ranked.slice(0, k).forEach((d, i) => {
-    if (rel.has(d)) dcg += 1 / Math.log2(i + 2);
-  });
-  let ideal = 0;
-  for (let i = 0; i < Math.min(rel.size, k); i++) ideal += 1 / Math.log2(i + 2);
-  return ideal === 0 ? 0 : dcg / ideal;
-}
-
-function r4(x: number): number {
-  return Math.round(x * 10_000) / 10_000;
 }
 
 function brief(r: Record<string, unknown>): Record<string, unknown> {

@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { candidatesPerLeg, checkWeights, fuseRrf, RRF_K, rankForMode } from "./fusion.ts";
+import {
+  candidatesPerLeg,
+  checkWeights,
+  DEFAULT_FUSION,
+  fuse,
+  fuseRrf,
+  normalise,
+  RRF_K,
+  rankForMode,
+} from "./fusion.ts";
 
 const leg = (...ids: string[]) => ids.map((id, i) => ({ id, score: 10 - i }));
 
@@ -45,5 +54,95 @@ describe("weighted reciprocal rank fusion", () => {
     expect(checkWeights({ bm25: 0, dense: 0 })).toMatch(/positive/);
     expect(checkWeights({ bm25: -1, dense: 1 })).toMatch(/bm25/);
     expect(checkWeights({ bm25: 1, dense: Number.NaN })).toMatch(/dense/);
+  });
+});
+
+describe("score fusion over normalised legs", () => {
+  const scored = (...pairs: [string, number][]) => pairs.map(([id, score]) => ({ id, score }));
+
+  test("min-max: each leg maps onto [0, 1]; a chunk missing from a leg gets 0 from it", () => {
+    const bm = scored(["a", 30], ["b", 20], ["c", 10]);
+    const dn = scored(["c", 0.9], ["b", 0.5], ["d", 0.1]);
+    const f = fuse(bm, dn, 10, { method: "minmax" });
+    const by = new Map(f.map((x) => [x.id, x.score]));
+    expect(by.get("a")).toBeCloseTo(1 + 0, 12);
+    expect(by.get("b")).toBeCloseTo(0.5 + 0.5, 12);
+    expect(by.get("c")).toBeCloseTo(0 + 1, 12);
+    expect(by.get("d")).toBeCloseTo(0, 12);
+    // a, b and c tie at 1: the better single-leg rank wins (a and c are first in a leg), then id.
+    expect(f.map((x) => x.id)).toEqual(["a", "c", "b", "d"]);
+    expect(f[2]?.ranks).toEqual({ bm25: 2, dense: 2 });
+  });
+
+  test("the shape of a leg's scores counts, unlike RRF: a clear winner beats agreement", () => {
+    // bm25's first hit stands far above its second; dense barely separates its top three.
+    const bm = scored(["x", 100], ["y", 2], ["z", 1]);
+    const dn = scored(["y", 0.81], ["z", 0.8], ["x", 0.79], ["w", 0.1]);
+    expect(fuse(bm, dn, 1, { method: "minmax" })[0]?.id).toBe("x");
+    expect(fuse(bm, dn, 1, { method: "rrf" })[0]?.id).toBe("y");
+  });
+
+  test("one leg empty: the other leg's order, for every method", () => {
+    const bm = scored(["a", 3], ["b", 2], ["c", 1]);
+    for (const method of ["rrf", "minmax", "zscore"] as const) {
+      expect(fuse(bm, [], 5, { method }).map((x) => x.id)).toEqual(["a", "b", "c"]);
+      expect(fuse([], bm, 5, { method }).map((x) => x.id)).toEqual(["a", "b", "c"]);
+      expect(fuse([], [], 5, { method })).toEqual([]);
+    }
+  });
+
+  test("equal scores: min-max counts presence as 1, z-score as 0; order falls to ranks and ids", () => {
+    const bm = scored(["a", 5], ["b", 5]);
+    const dn = scored(["c", 0.5]);
+    const mm = fuse(bm, dn, 5, { method: "minmax" });
+    expect(mm.map((x) => x.score)).toEqual([1, 1, 1]);
+    expect(mm.map((x) => x.id)).toEqual(["a", "c", "b"]);
+    const z = fuse(bm, dn, 5, { method: "zscore" });
+    expect(z.map((x) => x.score)).toEqual([0, 0, 0]);
+    expect(z.map((x) => x.id)).toEqual(["a", "c", "b"]);
+  });
+
+  test("z-score: standardised per leg, a missing chunk gets the leg's lowest z", () => {
+    const n = normalise(
+      new Map([
+        ["a", 3],
+        ["b", 1],
+      ]),
+      "zscore",
+    );
+    expect(n.of.get("a")).toBeCloseTo(1, 12);
+    expect(n.of.get("b")).toBeCloseTo(-1, 12);
+    expect(n.missing).toBeCloseTo(-1, 12);
+    const f = fuse(scored(["a", 3], ["b", 1]), scored(["b", 0.9], ["c", 0.1]), 5, { method: "zscore" });
+    expect(new Map(f.map((x) => [x.id, x.score]))).toEqual(
+      new Map([
+        ["a", 1 + -1],
+        ["b", -1 + 1],
+        ["c", -1 + -1],
+      ]),
+    );
+  });
+
+  test("non-finite scores count as the leg's worst; weights scale each leg", () => {
+    const n = normalise(
+      new Map([
+        ["a", 2],
+        ["b", Number.NaN],
+        ["c", 0],
+      ]),
+      "minmax",
+    );
+    expect([n.of.get("a"), n.of.get("b"), n.of.get("c")]).toEqual([1, 0, 0]);
+    const bm = scored(["a", 2], ["b", 1]);
+    const dn = scored(["b", 2], ["a", 1]);
+    expect(fuse(bm, dn, 1, { method: "minmax", weights: { bm25: 2, dense: 1 } })[0]?.id).toBe("a");
+    expect(fuse(bm, dn, 1, { method: "minmax", weights: { bm25: 1, dense: 2 } })[0]?.id).toBe("b");
+  });
+
+  test("the default fusion is what rankForMode uses for hybrid, and RRF keeps its own entry point", () => {
+    const bm = scored(["a", 9], ["b", 3], ["c", 1]);
+    const dn = scored(["c", 0.9], ["a", 0.2]);
+    expect(rankForMode("hybrid", bm, dn, 3)).toEqual(fuse(bm, dn, 3, DEFAULT_FUSION));
+    expect(fuseRrf(bm, dn, 3)).toEqual(fuse(bm, dn, 3, { method: "rrf", k: RRF_K }));
   });
 });
