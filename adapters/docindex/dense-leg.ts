@@ -1,20 +1,80 @@
 /**
- * The vector leg of the embedded index: sqlite-vec KNN (cosine, brute force) over permitted
- * chunks (permitted.ts), which vec0 applies while scanning.
+ * The vector leg of the embedded index. Two ways to the same answer:
+ *
+ * - exact: sqlite-vec KNN (cosine, brute force) over permitted chunks (permitted.ts), which
+ *   vec0 applies while scanning. Used for small tenants, while an ANN is being built, and as
+ *   the fallback for selective filters.
+ * - ANN (ann-index.ts, HNSW): usearch has no filtered search, so the leg over-fetches with a
+ *   proof of recall. It asks the ANN for k' candidates, keeps those the caller may see (one
+ *   SQLite query: the chunk still exists, its document ADMITS the caller, and its exact f32
+ *   distance, which also re-ranks away the i8 quantisation error), and, when fewer than
+ *   `limit` survive while more permitted chunks exist, grows k' ×4. The ACL is applied to
+ *   every candidate, never to a top-k cut. Starting k' comes from the permitted fraction
+ *   (a sum over the few document rows); when it or a grown k' passes MAX_CANDIDATES the
+ *   filter is selective and the leg answers exactly instead, as Lucene falls back to exact
+ *   search for selective filters.
  */
 import type { Database } from "bun:sqlite";
 import type { LegHit } from "../../domain/documents/fusion.ts";
-import { type LegScope, PERMITTED } from "./permitted.ts";
+import type { AnnIndex } from "./ann-index.ts";
+import { ADMITS, type LegScope, PERMITTED } from "./permitted.ts";
 
 const DENSE_SQL = `
   SELECT seq, distance FROM chunks_vec
    WHERE embedding MATCH :vector AND k = :limit AND seq IN (${PERMITTED})
    ORDER BY distance`;
 
+/** Candidates the caller may see, with their exact distance (deleted seqs simply vanish). */
+const CHECK_SQL = `
+  SELECT c.seq, vec_distance_cosine(v.embedding, :vector) AS distance
+    FROM chunks c JOIN documents d ON d.doc_id = c.doc_id JOIN chunks_vec v ON v.seq = c.seq
+   WHERE c.seq IN (SELECT value FROM json_each(:seqs)) AND ${ADMITS}`;
+
+const PERMITTED_COUNT_SQL = `SELECT coalesce(sum(d.chunk_count), 0) AS n FROM documents d WHERE ${ADMITS}`;
+
+/** Past this many ANN candidates the filter is selective: exact search over the permitted set is cheaper. */
+export const MAX_CANDIDATES = 4096;
+/** Candidates per wanted result before the permitted fraction is applied (re-rank headroom). */
+const OVERFETCH = 2;
+const MIN_CANDIDATES = 64;
+
+type Params = Record<string, string | number | null | Float32Array>;
+
 /** The `scope.limit` permitted chunks nearest to `vector`, scored by cosine similarity. */
-export function denseLeg(db: Database, scope: LegScope, vector: Float32Array): LegHit[] {
+export function denseLeg(db: Database, scope: LegScope, vector: Float32Array, ann?: AnnIndex | null): LegHit[] {
+  if (ann) {
+    const hits = annLeg(db, scope, vector, ann);
+    if (hits) return hits;
+  }
+  return exactLeg(db, scope, vector);
+}
+
+export function exactLeg(db: Database, scope: LegScope, vector: Float32Array): LegHit[] {
   return db
-    .query<{ seq: number; distance: number }, Record<string, string | number | null | Float32Array>>(DENSE_SQL)
+    .query<{ seq: number; distance: number }, Params>(DENSE_SQL)
     .all({ ...scope, vector })
     .map((r) => ({ id: String(r.seq), score: 1 - r.distance }));
+}
+
+/** The ANN answer, or null when the filter is too selective for over-fetching (answer exactly). */
+function annLeg(db: Database, scope: LegScope, vector: Float32Array, ann: AnnIndex): LegHit[] | null {
+  const { limit, ...acl } = scope;
+  const want = Number(limit);
+  const permitted = db.query<{ n: number }, Params>(PERMITTED_COUNT_SQL).get(acl)?.n ?? 0;
+  if (permitted === 0) return [];
+  const size = Math.max(ann.size, 1);
+  let k = Math.max(MIN_CANDIDATES, Math.ceil((OVERFETCH * want * size) / permitted));
+  const check = db.query<{ seq: number; distance: number }, Params>(CHECK_SQL);
+  for (;;) {
+    if (k > MAX_CANDIDATES && k < size) return null;
+    const seqs = ann.search(vector, k);
+    const rows = check.all({ ...acl, vector, seqs: JSON.stringify(seqs) });
+    // Enough permitted candidates, or the ANN was asked for everything it holds.
+    if (rows.length >= Math.min(want, permitted) || k >= size) {
+      if (rows.length < Math.min(want, permitted)) return null; // the graph missed some: be exact
+      rows.sort((a, b) => a.distance - b.distance || a.seq - b.seq);
+      return rows.slice(0, want).map((r) => ({ id: String(r.seq), score: 1 - r.distance }));
+    }
+    k *= 4;
+  }
 }

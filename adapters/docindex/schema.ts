@@ -13,15 +13,19 @@
  *   query with k=2 and such a filter returns only the permitted row, not the top 2 overall).
  * - `chunks_fts` is an external-content FTS5 table: the text is stored once, in `chunks`,
  *   and triggers keep the index in step, so writers only ever touch `chunks`.
- * - `chunks_vec` holds the embeddings (cosine distance, brute force). Embeddings are not
+ * - `chunks_vec` holds the embeddings (cosine distance; exact search). Embeddings are not
  *   in `chunks`, so the writer inserts them itself; the delete trigger removes them, so a
- *   deleted chunk can never surface through the vector leg.
+ *   deleted chunk can never surface through the vector leg. It is the source of truth of the
+ *   per-tenant HNSW index (ann-index.ts), which is built from it.
+ * - `ann_log` (version 3) lists every chunk insert and delete, by triggers, with ids that are
+ *   never reused (AUTOINCREMENT): a holder of an in-memory HNSW index replays the entries
+ *   past its watermark, since `seq` itself is reused after deletes.
  */
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Tables that must exist for the namespace to count as usable. */
-export const REQUIRED_TABLES = ["_namespace", "documents", "chunks", "chunks_fts", "chunks_vec"] as const;
+export const REQUIRED_TABLES = ["_namespace", "documents", "chunks", "chunks_fts", "chunks_vec", "ann_log"] as const;
 
 export function schemaSql(embeddingDim: number): string {
   return `
@@ -74,6 +78,17 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
   INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.seq, old.text);
   DELETE FROM chunks_vec WHERE seq = old.seq;
 END;
+CREATE TABLE IF NOT EXISTS ann_log (
+  id  INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL,
+  op  TEXT NOT NULL CHECK (op IN ('add', 'del'))
+);
+CREATE TRIGGER IF NOT EXISTS chunks_ann_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO ann_log (seq, op) VALUES (new.seq, 'add');
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ann_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO ann_log (seq, op) VALUES (old.seq, 'del');
+END;
 CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text ON chunks BEGIN
   INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.seq, old.text);
   INSERT INTO chunks_fts (rowid, text) VALUES (new.seq, new.text);
@@ -82,13 +97,21 @@ END;
 }
 
 /**
- * Upgrades a file written by an older schema version, in the caller's transaction. Version 1
- * had no `documents` table: it is created (by `schemaSql`, IF NOT EXISTS) and filled from the
- * chunks, whose rows already carried each document's ACL columns.
+ * Upgrades a file written by an older schema version, in the caller's transaction, after
+ * `schemaSql` (IF NOT EXISTS) has created what is new. Version 1 had no `documents` table: it
+ * is filled from the chunks, whose rows already carried each document's ACL columns. Version
+ * 2 had no `ann_log`: an empty log is right, since the HNSW index of such a file does not
+ * exist yet and is built from `chunks_vec`.
  */
 export function upgradeSql(fromVersion: number): string {
   if (fromVersion >= SCHEMA_VERSION) return "";
-  return `
+  const fillDocuments = fromVersion < 2 ? V1_DOCUMENTS : "";
+  return `${fillDocuments}
+UPDATE _namespace SET value = '${SCHEMA_VERSION}' WHERE key = 'schema_version';
+`;
+}
+
+const V1_DOCUMENTS = `
 INSERT OR IGNORE INTO documents (doc_id, filename, format, doc_type, entity_id, uploaded_by, uploaded_at,
     visibility, allowed_identity_ids, allowed_roles, barrier_id, chunk_count)
   SELECT doc_id,
@@ -99,7 +122,4 @@ INSERT OR IGNORE INTO documents (doc_id, filename, format, doc_type, entity_id, 
          coalesce(json_extract(max(metadata), '$.uploaded_by'), ''),
          min(created_at),
          max(visibility), max(allowed_identity_ids), max(allowed_roles), max(barrier_id), count(*)
-    FROM chunks GROUP BY doc_id;
-UPDATE _namespace SET value = '${SCHEMA_VERSION}' WHERE key = 'schema_version';
-`;
-}
+    FROM chunks GROUP BY doc_id;`;

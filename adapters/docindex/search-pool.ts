@@ -7,6 +7,7 @@
 import type { SearchHit } from "../../domain/documents/types.ts";
 import { AppError, ERROR_TABLE, type ErrorCode } from "../../domain/errors.ts";
 import { WorkerPool } from "../workers/pool.ts";
+import type { AnnOptions } from "./ann-registry.ts";
 import type { CompiledSearch } from "./search-request.ts";
 import type { FromSearchWorker, ToSearchWorker } from "./search-worker.ts";
 
@@ -15,21 +16,31 @@ interface SearchJob {
   req: CompiledSearch;
 }
 
+/** How long a closing thread may take to save its HNSW indexes (~1 s per 1M chunks). */
+const SAVE_GRACE_MS = 30_000;
+
 export class SearchPool {
   private readonly pool: WorkerPool<SearchJob, SearchHit[], ToSearchWorker, FromSearchWorker>;
 
   /** `maxInFlight`: searches running or waiting for a thread before new ones are refused. */
-  constructor(size: number, maxInFlight: number) {
+  constructor(size: number, maxInFlight: number, dim: number, ann: AnnOptions) {
     this.pool = new WorkerPool({
       name: "document search",
       url: new URL("./search-worker.ts", import.meta.url),
       size,
       maxQueued: Math.max(0, maxInFlight - size),
-      encode: (id, { file, req }) => ({ type: "search", id, file, req }),
+      encode: (id, { file, req }) => ({ type: "search", id, file, req, dim, ann }),
       decode: (msg) =>
-        msg.type === "result"
-          ? { id: msg.id, ok: true, value: msg.hits }
-          : { id: msg.id, ok: false, error: new AppError(asCode(msg.code), msg.message) },
+        msg.type === "closed"
+          ? null
+          : msg.type === "result"
+            ? { id: msg.id, ok: true, value: msg.hits }
+            : { id: msg.id, ok: false, error: new AppError(asCode(msg.code), msg.message) },
+      shutdown: {
+        message: { type: "close" } as ToSearchWorker,
+        isDone: (msg) => msg.type === "closed",
+        graceMs: SAVE_GRACE_MS,
+      },
     });
   }
 

@@ -1,10 +1,13 @@
 /**
  * A search thread of the embedded index: it opens tenant files read-only (WAL lets it read
- * while the service thread writes) and runs `searchSnapshot`, so a brute-force KNN scan over
- * a large tenant never blocks the service's event loop. Requests are handled one at a time.
+ * while the service thread writes) and runs `searchSnapshot`, so a vector search over a large
+ * tenant never blocks the service's event loop. Requests are handled one at a time. The
+ * thread holds the HNSW indexes of the tenants it searches (ann-registry.ts) and saves their
+ * unsaved changes when the pool closes it.
  */
 import { Database } from "bun:sqlite";
 import * as sqliteVec from "sqlite-vec";
+import { type AnnOptions, AnnRegistry } from "./ann-registry.ts";
 import { HandleCache } from "./handles.ts";
 import type { CompiledSearch } from "./search-request.ts";
 import { searchSnapshot } from "./sqlite-search.ts";
@@ -12,15 +15,19 @@ import { searchSnapshot } from "./sqlite-search.ts";
 declare const self: Worker;
 
 export type ToSearchWorker =
-  | { type: "search"; id: number; file: string; req: CompiledSearch }
+  | { type: "search"; id: number; file: string; req: CompiledSearch; dim: number; ann: AnnOptions }
   /** The file was dropped or replaced: close any handle to it before the next search. */
-  | { type: "forget"; file: string };
+  | { type: "forget"; file: string }
+  /** The pool is closing: save unsaved HNSW changes, then answer `closed`. */
+  | { type: "close" };
 
 export type FromSearchWorker =
   | { type: "result"; id: number; hits: ReturnType<typeof searchSnapshot> }
-  | { type: "error"; id: number; message: string; code: string | null };
+  | { type: "error"; id: number; message: string; code: string | null }
+  | { type: "closed" };
 
 const handles = new HandleCache(32);
+const anns = new AnnRegistry();
 
 function open(file: string): Database {
   return handles.get(file, () => {
@@ -40,10 +47,20 @@ self.onmessage = (e: MessageEvent<ToSearchWorker>) => {
   const msg = e.data;
   if (msg.type === "forget") {
     handles.close(msg.file);
+    anns.forget(msg.file);
+    return;
+  }
+  if (msg.type === "close") {
+    try {
+      anns.flush();
+    } finally {
+      self.postMessage({ type: "closed" } satisfies FromSearchWorker);
+    }
     return;
   }
   try {
-    const hits = searchSnapshot(open(msg.file), msg.req);
+    const { file, dim, ann } = msg;
+    const hits = searchSnapshot(open(file), msg.req, (db) => anns.get(db, file, dim, ann));
     self.postMessage({ type: "result", id: msg.id, hits } satisfies FromSearchWorker);
   } catch (err) {
     const code = err && typeof err === "object" && "code" in err ? String((err as { code: unknown }).code) : null;

@@ -15,6 +15,7 @@ import type { Database } from "bun:sqlite";
 import { candidatesPerLeg, rankForMode } from "../../domain/documents/fusion.ts";
 import type { DocType, DocumentMeta, IndexedChunk, SearchHit, Visibility } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
+import type { AnnIndex } from "./ann-index.ts";
 import { denseLeg } from "./dense-leg.ts";
 import { keywordLeg } from "./keyword-leg.ts";
 import { type CompiledSearch, checkChunks } from "./search-request.ts";
@@ -144,8 +145,14 @@ export function readDocument(db: Database, docId: string): (DocumentMeta & { chu
   return r ? { ...toMeta(r), chunks: r.chunks } : null;
 }
 
+/**
+ * The tenant's HNSW index current as of the caller's read transaction, or null for exact
+ * vector search (ann-registry.ts); called only when the search has a vector leg.
+ */
+export type AnnLookup = (db: Database) => AnnIndex | null;
+
 /** The top `k` permitted chunks; see the module comment for how the ACL is applied. */
-export function searchDb(db: Database, req: CompiledSearch): SearchHit[] {
+export function searchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchHit[] {
   const limit = candidatesPerLeg(req.k);
   const scope = {
     identity: req.acl.identityId,
@@ -157,7 +164,7 @@ export function searchDb(db: Database, req: CompiledSearch): SearchHit[] {
     limit,
   };
   const bm25 = req.mode !== "dense" ? keywordLeg(db, scope, req.query) : [];
-  const dense = req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding) : [];
+  const dense = req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.(db)) : [];
   const ranked = rankForMode(req.mode, bm25, dense, req.k, req.weights ? { weights: req.weights } : {});
   if (ranked.length === 0) return [];
   const rows = new Map(
@@ -185,6 +192,6 @@ export function searchDb(db: Database, req: CompiledSearch): SearchHit[] {
 }
 
 /** Runs `searchDb` in one read transaction, so both legs and the hydration see one snapshot. */
-export function searchSnapshot(db: Database, req: CompiledSearch): SearchHit[] {
-  return db.transaction(() => searchDb(db, req)).deferred();
+export function searchSnapshot(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchHit[] {
+  return db.transaction(() => searchDb(db, req, ann)).deferred();
 }

@@ -5,8 +5,8 @@
  * rows) and makes a purge a file delete.
  *
  * bun:sqlite is synchronous. Namespace work and writes (one IMMEDIATE transaction per
- * document) run inline; searches, whose brute-force KNN scan grows with the tenant's chunk
- * count, run on search threads (search-pool.ts) that open the file read-only — WAL lets
+ * document) run inline; searches, whose vector leg grows with the tenant's chunk count
+ * (exact below `ann.minChunks`, HNSW above: ann-index.ts, dense-leg.ts), run on search threads (search-pool.ts) that open the file read-only — WAL lets
  * them read while this thread writes. `searchThreads: 0` runs them inline instead.
  *
  * sqlite-vec is loaded with `sqliteVec.load(db)` on each handle. On Linux Bun's bundled
@@ -22,6 +22,8 @@ import type { DocumentIndexPort } from "../../domain/documents/ports.ts";
 import type { DocumentMeta, IndexedChunk, SearchHit, SearchRequest } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import { documentIndexName, type NamespacePort, type TenantRef } from "../../domain/tenants/namespaces.ts";
+import { removeAnnFiles, trimAnnLog } from "./ann-index.ts";
+import { type AnnOptions, AnnRegistry, DEFAULT_ANN } from "./ann-registry.ts";
 import { HandleCache } from "./handles.ts";
 import { REQUIRED_TABLES, SCHEMA_VERSION, schemaSql, upgradeSql } from "./schema.ts";
 import { SearchPool } from "./search-pool.ts";
@@ -39,6 +41,8 @@ export interface SqliteDocumentIndexOptions {
   searchThreads?: number;
   /** Searches waiting or running at once before new ones get 503 (default 256). */
   maxQueuedSearches?: number;
+  /** When the vector leg uses the HNSW index (ann-registry.ts; default DEFAULT_ANN). */
+  ann?: Partial<AnnOptions>;
 }
 
 const FILE_SUFFIX = ".sqlite";
@@ -50,6 +54,9 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
   private readonly embeddingDim: number;
   private readonly handles: HandleCache;
   private readonly pool: SearchPool | null;
+  private readonly ann: AnnOptions;
+  /** The HNSW indexes of inline searches (`searchThreads: 0`); threads hold their own. */
+  private readonly anns = new AnnRegistry();
   private closed = false;
 
   constructor(opts: SqliteDocumentIndexOptions) {
@@ -59,8 +66,10 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
       throw new Error(`SqliteDocumentIndex: embeddingDim must be an integer in 1..8192, got ${opts.embeddingDim}`);
     }
     this.handles = new HandleCache(opts.maxOpenFiles ?? 64);
+    this.ann = { ...DEFAULT_ANN, ...opts.ann };
     const threads = opts.searchThreads ?? 1;
-    this.pool = threads > 0 ? new SearchPool(threads, opts.maxQueuedSearches ?? 256) : null;
+    this.pool =
+      threads > 0 ? new SearchPool(threads, opts.maxQueuedSearches ?? 256, this.embeddingDim, this.ann) : null;
   }
 
   namespaceOf(t: TenantRef): string {
@@ -112,7 +121,9 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
     this.handles.close(name);
     const file = this.fileOf(name);
     this.pool?.forget(file);
+    this.anns.forget(file);
     for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) rmSync(f, { force: true });
+    removeAnnFiles(file);
   }
 
   async smokeTest(t: TenantRef): Promise<void> {
@@ -197,6 +208,7 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
   async close(): Promise<void> {
     this.closed = true;
     await this.pool?.close();
+    this.anns.flush();
     this.handles.closeAll();
   }
 
@@ -207,11 +219,16 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
   }
 
   async putDocument(t: TenantRef, doc: DocumentMeta, chunks: IndexedChunk[]): Promise<void> {
-    writeDocument(this.usable(t), doc, chunks, this.embeddingDim);
+    const db = this.usable(t);
+    writeDocument(db, doc, chunks, this.embeddingDim);
+    trimAnnLog(db, this.pathOf(t), this.embeddingDim, this.ann.minChunks);
   }
 
   async deleteDocument(t: TenantRef, docId: string): Promise<boolean> {
-    return removeDocument(this.usable(t), docId);
+    const db = this.usable(t);
+    const removed = removeDocument(db, docId);
+    trimAnnLog(db, this.pathOf(t), this.embeddingDim, this.ann.minChunks);
+    return removed;
   }
 
   async getDocument(t: TenantRef, docId: string): Promise<(DocumentMeta & { chunks: number }) | null> {
@@ -221,8 +238,10 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
   async search(t: TenantRef, req: SearchRequest): Promise<SearchHit[]> {
     const compiled = this.compile(t, req);
     const db = this.usable(t);
-    if (!this.pool) return searchSnapshot(db, compiled);
-    return this.pool.search(this.pathOf(t), compiled);
+    const file = this.pathOf(t);
+    if (!this.pool)
+      return searchSnapshot(db, compiled, (snap) => this.anns.get(snap, file, this.embeddingDim, this.ann));
+    return this.pool.search(file, compiled);
   }
 
   /** Validates a search and compiles its access context (the only source of the ACL). */

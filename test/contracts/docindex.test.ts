@@ -23,6 +23,18 @@ runDocumentIndexContract(
   "SQLite, searches inline",
   () => new SqliteDocumentIndex({ dataDir: join(dir, "inline"), searchThreads: 0 }),
 );
+// The same contract with the HNSW vector leg forced on (minChunks 0; small tenants build
+// inline): over-fetch, the ACL check per candidate and the exact fallback must give the
+// exact leg's answers, on a search thread and inline.
+runDocumentIndexContract(
+  "SQLite + HNSW (usearch) vector leg",
+  () => new SqliteDocumentIndex({ dataDir: join(dir, "ann"), searchThreads: 1, ann: { minChunks: 0 } }),
+  { aclCorpora: 6 },
+);
+runDocumentIndexContract(
+  "SQLite + HNSW, searches inline",
+  () => new SqliteDocumentIndex({ dataDir: join(dir, "ann-inline"), searchThreads: 0, ann: { minChunks: 0 } }),
+);
 
 const url = engineUrl("opensearch");
 runDocumentIndexContract("OpenSearch (BM25 + Lucene kNN)", () =>

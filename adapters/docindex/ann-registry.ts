@@ -1,0 +1,118 @@
+/**
+ * The ANN indexes one search thread holds (one per tenant file, bounded LRU), and the
+ * decision per search of whether the vector leg uses one:
+ *
+ * - below `minChunks` the leg stays exact (sqlite-vec brute force is already fast there);
+ * - a held index is caught up with the log first (read-your-writes), reloaded on a gap;
+ * - an index not held is loaded from its saved file, or built: inline when the tenant is
+ *   small (`syncBuildMax`), else on a builder thread (ann-build-worker.ts) while this
+ *   tenant's searches answer exactly and other tenants' searches are not held up.
+ *
+ * Each search thread holds its own copies (memory × CAIRN_SEARCH_THREADS, ~0.8 GB per 1M
+ * chunks at 768-d i8); with the default of one thread there is one copy per process.
+ */
+import type { Database } from "bun:sqlite";
+import type { AnnBuildJob, FromAnnBuild } from "./ann-build-worker.ts";
+import { AnnIndex, chunkCount, SAVE_EVERY } from "./ann-index.ts";
+
+export interface AnnOptions {
+  /** Tenants with fewer chunks are searched exactly (CAIRN_ANN_MIN_CHUNKS). */
+  minChunks: number;
+  /** Tenants up to this many chunks are built inline on first search, larger ones in the background. */
+  syncBuildMax: number;
+}
+
+export const DEFAULT_ANN: AnnOptions = { minChunks: 20_000, syncBuildMax: 5_000 };
+
+/** A failed background build is not retried for this long (no rebuild storm on a broken file). */
+const RETRY_AFTER_MS = 60_000;
+
+export class AnnRegistry {
+  // Insertion order = LRU order (re-inserted on use), as in HandleCache.
+  private readonly held = new Map<string, AnnIndex>();
+  private readonly building = new Map<string, Worker>();
+  private readonly failedAt = new Map<string, number>();
+
+  constructor(
+    private readonly capacity = 8,
+    private readonly buildThreads = Math.max(1, Math.floor(navigator.hardwareConcurrency / 2)),
+  ) {}
+
+  /**
+   * The tenant's ANN, current as of the caller's read transaction, or null: search exactly.
+   * Call inside the search's read transaction, so the index and the checks see one snapshot.
+   */
+  get(db: Database, file: string, dim: number, opts: AnnOptions): AnnIndex | null {
+    const count = chunkCount(db);
+    if (count < opts.minChunks) return null;
+    let ann = this.held.get(file);
+    if (ann) {
+      this.held.delete(file);
+      if (!ann.catchUp(db)) ann = undefined; // the log was trimmed past it: reload
+    }
+    if (!ann) {
+      if (this.building.has(file)) return null;
+      ann = AnnIndex.load(db, file, dim) ?? undefined;
+      if (!ann) {
+        if (count > opts.syncBuildMax) {
+          this.startBuild(file, dim);
+          return null;
+        }
+        ann = AnnIndex.build(db, file, dim, 1);
+      }
+    }
+    // A fresh build is saved at once (later threads and processes load it instead of
+    // rebuilding); after that, every SAVE_EVERY changes (the log replays the rest).
+    if (!ann.saved || ann.pending >= SAVE_EVERY) ann.save();
+    this.held.set(file, ann);
+    this.evict();
+    return ann;
+  }
+
+  /** Drops what this thread holds of `file` (dropped or replaced) and stops its build. */
+  forget(file: string): void {
+    this.held.delete(file);
+    this.building.get(file)?.terminate();
+    this.building.delete(file);
+    this.failedAt.delete(file);
+  }
+
+  /** Saves every held index with unsaved changes (a clean shutdown), then drops them. */
+  flush(): void {
+    for (const ann of this.held.values()) if (ann.pending > 0) ann.save();
+    this.held.clear();
+    for (const w of this.building.values()) w.terminate();
+    this.building.clear();
+  }
+
+  /** True while a background build of `file` runs (tests and benches wait on it). */
+  isBuilding(file: string): boolean {
+    return this.building.has(file);
+  }
+
+  private evict(): void {
+    while (this.held.size > this.capacity) {
+      const oldest = this.held.keys().next().value;
+      if (oldest === undefined) break;
+      // Unsaved changes of an evicted index stay in the log (trimmed only below a saved file).
+      this.held.delete(oldest);
+    }
+  }
+
+  private startBuild(file: string, dim: number): void {
+    const failed = this.failedAt.get(file);
+    if (failed !== undefined && Date.now() - failed < RETRY_AFTER_MS) return;
+    const w = new Worker(new URL("./ann-build-worker.ts", import.meta.url));
+    this.building.set(file, w);
+    const done = (ok: boolean) => {
+      if (this.building.get(file) !== w) return; // forgotten meanwhile
+      this.building.delete(file);
+      if (ok) this.failedAt.delete(file);
+      else this.failedAt.set(file, Date.now());
+      w.terminate();
+    };
+    w.onmessage = (e: MessageEvent<FromAnnBuild>) => done(e.data.ok);
+    w.onerror = () => done(false);
+    w.postMessage({ file, dim, threads: this.buildThreads } satisfies AnnBuildJob);
+  }
+}
