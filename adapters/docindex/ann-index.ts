@@ -209,15 +209,20 @@ export class AnnIndex {
 
   /** The `k` nearest keys (seqs), nearest first. */
   search(vector: Float32Array, k: number): number[] {
+    return this.scored(vector, k).map((m) => m.seq);
+  }
+
+  /** The `k` nearest keys with the index's (quantised) cosine distance. */
+  scored(vector: Float32Array, k: number): { seq: number; distance: number }[] {
     const size = this.index.size();
     if (size === 0) return [];
     const m = this.index.search(vector, Math.min(k, size), 1);
-    const out: number[] = [];
+    const out: { seq: number; distance: number }[] = [];
     for (let i = 0; i < m.keys.length; i++) {
       // usearch pads a short answer with "no key" entries (max u64, infinite distance).
-      if (!Number.isFinite(m.distances[i] as number)) continue;
+      const distance = m.distances[i] as number;
       const key = m.keys[i] as bigint;
-      if (key <= BigInt(Number.MAX_SAFE_INTEGER)) out.push(Number(key));
+      if (Number.isFinite(distance) && key <= BigInt(Number.MAX_SAFE_INTEGER)) out.push({ seq: Number(key), distance });
     }
     return out;
   }
