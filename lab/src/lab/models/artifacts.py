@@ -60,8 +60,8 @@ def serialize(model: TrainedModel) -> tuple[bytes, str]:
     return data, hashlib.sha256(data).hexdigest()
 
 
-def write_artifact(data: bytes, directory: str | Path) -> str:
-    """Writes ``<directory>/<sha256>.joblib`` and returns where it went.
+def write_artifact(data: bytes, directory: str | Path, suffix: str = ".joblib") -> str:
+    """Writes ``<directory>/<sha256><suffix>`` (a joblib model, or ``.onnx``) and returns where it went.
 
     ``directory`` is a local folder (written to a temporary name, then renamed) or an
     ``s3://bucket/prefix`` URL of the service's object store (one upload, visible only once it
@@ -72,14 +72,14 @@ def write_artifact(data: bytes, directory: str | Path) -> str:
     digest = hashlib.sha256(data).hexdigest()
     if isinstance(directory, str) and directory.startswith("s3://"):
         fs, root = _s3(directory)
-        key = f"{root.rstrip('/')}/{digest}.joblib"
+        key = f"{root.rstrip('/')}/{digest}{suffix}"
         with fs.open_output_stream(key) as out:
             out.write(data)
         return f"s3://{key}"
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
-    path = target / f"{digest}.joblib"
-    tmp = target / f".{digest}.joblib.tmp"
+    path = target / f"{digest}{suffix}"
+    tmp = target / f".{digest}{suffix}.tmp"
     tmp.write_bytes(data)
     tmp.replace(path)
     return str(path)

@@ -89,27 +89,10 @@ def onnx_record(model: TrainedModel, sample: pd.DataFrame, directory: str | None
 
 
 def write_onnx(data: bytes, directory: str) -> str:
-    """Writes ``<directory>/<sha256>.onnx`` as artifacts.write_artifact writes the joblib file
-    (temporary name then rename locally; one upload to ``s3://``) and returns where it went."""
-    import hashlib
-    from pathlib import Path
+    """Writes ``<directory>/<sha256>.onnx`` exactly as the joblib artifact is written."""
+    from lab.models.artifacts import write_artifact
 
-    from lab.models.artifacts import _s3
-
-    digest = hashlib.sha256(data).hexdigest()
-    if directory.startswith("s3://"):
-        fs, root = _s3(directory)
-        key = f"{root.rstrip('/')}/{digest}.onnx"
-        with fs.open_output_stream(key) as out:
-            out.write(data)
-        return f"s3://{key}"
-    target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
-    path = target / f"{digest}.onnx"
-    tmp = target / f".{digest}.onnx.tmp"
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return str(path)
+    return write_artifact(data, directory, suffix=".onnx")
 
 
 def export(model: TrainedModel, sample: pd.DataFrame, timeout_s: float = TIMEOUT_S) -> Export:
