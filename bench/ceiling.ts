@@ -72,6 +72,56 @@ function ceilingScript(port: number, answer: CeilingResponse | null): string {
   return `const b=${JSON.stringify(answer.body)};const i=${init};Bun.serve({port:${port},fetch:()=>new Response(b,i)})`;
 }
 
+/** One side of an alternating comparison: its bench name, URL and request headers. */
+export interface LoadTarget {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Loads `a` and `b` in alternating rounds (a, b, a, b, ...) after warming both, and emits
+ * each one's p50/p99 over all its rounds. On a machine shared with other work the load
+ * drifts over seconds; alternating short rounds gives both sides the same drift, where one
+ * long run each would hand one of them a quiet machine and the other a busy one.
+ * req/s is all requests over all round time, per side.
+ */
+export async function loadAlternating(a: LoadTarget, b: LoadTarget, rounds = QUICK ? 3 : 6) {
+  const roundMs = QUICK ? 700 : 2_000;
+  const sides = [a, b].map((t) => ({ t, requests: 0, seconds: 0, errors: 0, latencies: [] as number[] }));
+  for (const s of sides) {
+    await closedLoop(s.t.url, { headers: s.t.headers }, { concurrency: CONCURRENCY, durationMs: 1_000 });
+  }
+  for (let i = 0; i < rounds; i++) {
+    for (const s of sides) {
+      const r = await closedLoop(s.t.url, { headers: s.t.headers }, { concurrency: CONCURRENCY, durationMs: roundMs });
+      s.requests += r.requests;
+      s.seconds += r.seconds;
+      s.errors += r.errors;
+      for (const l of r.latenciesMs) s.latencies.push(l);
+    }
+  }
+  return sides.map((s) => {
+    const sum = summarize(s.latencies);
+    for (const [metric, value] of [
+      ["p50", sum.p50],
+      ["p99", sum.p99],
+    ] as const) {
+      emit({
+        bench: s.t.name,
+        metric: `latency_${metric}`,
+        value: round(value, 3),
+        unit: "ms",
+        peer: null,
+        ratio: null,
+      });
+    }
+    if (s.errors > 0)
+      emit({ bench: s.t.name, metric: "errors", value: s.errors, unit: "requests", peer: null, ratio: null });
+    return { rps: s.requests / s.seconds, p99: sum.p99 };
+  }) as [{ rps: number; p99: number }, { rps: number; p99: number }];
+}
+
 /**
  * Starts the service (env: its data dir etc.) and the ceiling, runs `fn`, stops both.
  * With `ceiling`, the ceiling starts after the service is up and answers what

@@ -3,14 +3,16 @@
  * counting, request id and access logging all on the path), against the ceiling: a bare
  * Bun.serve answering the same JSON body with the same headers (captured from one answer
  * of the service), measured in the same run on the same machine by the same client.
- * Prints req/s, p50 and p99 of both and the ratio. Target: at least 60% of the ceiling.
+ * The two are loaded in alternating rounds (bench/ceiling.ts loadAlternating), so load from
+ * other work on a shared machine falls on both alike. Prints req/s, p50 and p99 of both
+ * and the ratio. Target: at least 60% of the ceiling.
  *
  *   node_modules/.bin/bun bench/user-me.ts        (BENCH_QUICK=1 for a short smoke run)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { captureResponse, cli, load, withCeilingAndService } from "./ceiling.ts";
+import { captureResponse, cli, loadAlternating, withCeilingAndService } from "./ceiling.ts";
 import { emit, emitPair, round } from "./runner.ts";
 
 const TARGET_RATIO = 0.6;
@@ -23,8 +25,10 @@ try {
   await withCeilingAndService(
     env,
     async (urls) => {
-      const ceiling = await load(CEILING, `${urls.hello}/`, {});
-      const subject = await load("user-me/cairn", `${urls.cairn}/v1/user/me`, auth);
+      const [ceiling, subject] = await loadAlternating(
+        { name: CEILING, url: `${urls.hello}/`, headers: {} },
+        { name: "user-me/cairn", url: `${urls.cairn}/v1/user/me`, headers: auth },
+      );
       emitPair(
         { bench: "user-me/cairn", value: subject.rps },
         { bench: CEILING, value: ceiling.rps },

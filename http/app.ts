@@ -3,7 +3,7 @@
  * route groups. Routes are thin: validate -> domain service -> respond.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
+import type { ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
@@ -12,11 +12,12 @@ import { makeGuards } from "./auth/guards.ts";
 import { limitBodies, refuseEncodedBodies } from "./body-limit.ts";
 import type { AppEnv } from "./context.ts";
 import type { AppDeps } from "./deps.ts";
+import { withHotPath } from "./hot-path.ts";
 import { jsonDepthRefusal, limitJsonDepth } from "./json-depth.ts";
 import { methodsMatcher } from "./method-not-allowed.ts";
 import { mountOpenApi } from "./openapi.ts";
-import { boundDetail, boundIssues } from "./problem.ts";
-import { RequestLog } from "./request-log.ts";
+import { appErrorProblem, boundDetail } from "./problem.ts";
+import { headerBytes, MAX_HEADER_BYTES, requestContext } from "./request-context.ts";
 import { registerDashboardRoutes } from "./routes/dashboard.ts";
 import { registerBarrierRoutes } from "./routes/documents/barrier-routes.ts";
 import { registerRagRoutes } from "./routes/documents/rag-routes.ts";
@@ -38,21 +39,8 @@ import { registerTenantRoutes } from "./routes/tenants/routes.ts";
 import { registerUserRoutes } from "./routes/user/routes.ts";
 import { toValidationIssues } from "./validation.ts";
 
-const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
-/**
- * Our bound on a request's headers. Bun refuses past its own --max-http-header-size
- * (16 KiB by default) with an empty 431 before this code runs; started with a larger Bun
- * limit, the requests between the two get this problem document instead.
- */
-export const MAX_HEADER_BYTES = 16 * 1024;
-
-function headerBytes(headers: Headers): number {
-  let n = 0;
-  headers.forEach((v, k) => {
-    n += k.length + v.length + 4;
-  });
-  return n;
-}
+// The header bound lives with the request context (the hot path checks it too).
+export { MAX_HEADER_BYTES } from "./request-context.ts";
 
 export function buildApp(deps: AppDeps, opts: { mcp?: McpRouteSettings } = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
@@ -84,26 +72,10 @@ export function buildApp(deps: AppDeps, opts: { mcp?: McpRouteSettings } = {}): 
   mountOpenApi(app);
   // The dashboard (web/, docs/dashboard.md): static pages on the public API, not in the document.
   registerDashboardRoutes(app);
+  // GET /v1/user/me skips the router and the chain (same checks; http/hot-path.ts). An own
+  // property, so app.request (tests, the MCP server) goes through it as Bun.serve does.
+  app.fetch = withHotPath(deps, app.fetch);
   return app;
-}
-
-/** Request id (echoed or made), the request's logger, and one access-log line per request. */
-function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : crypto.randomUUID();
-    c.set("requestId", requestId);
-    c.set("log", new RequestLog(logger, requestId));
-    c.header("X-Request-Id", requestId);
-    const started = performance.now();
-    await next();
-    c.get("log").access({
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-    });
-  };
 }
 
 /** The one error handler: every refusal becomes a bounded problem document. */
@@ -111,17 +83,9 @@ function problemDocuments(logger: Logger): ErrorHandler<AppEnv> {
   return (caught, c) => {
     const err = jsonDepthRefusal(c) ?? caught;
     if (err instanceof AppError) {
-      if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-      // A refused body is left unread: close the connection rather than drain it.
-      if (err.code === "payload_too_large") c.header("Connection", "close");
-      // Every 503 says when to come back, so clients back off instead of hammering.
-      if (err.status === 503 && !err.headers?.["Retry-After"]) c.header("Retry-After", "30");
-      if (err.code === "unauthenticated")
-        c.header("WWW-Authenticate", 'Bearer realm="cairn", ApiKey header="X-API-Key"');
-      // Never the body back: inputs excerpted and redacted, the document bounded in size.
-      const body = err.toBody();
-      const detail = typeof body.detail === "string" ? boundDetail(body.detail) : boundIssues(body.detail);
-      return c.json({ detail }, err.status as ContentfulStatusCode);
+      const problem = appErrorProblem(err);
+      for (const k in problem.headers) c.header(k, problem.headers[k]);
+      return c.json(problem.body, problem.status as ContentfulStatusCode);
     }
     if (err instanceof HTTPException) {
       // Hono's validator reports an unparsable JSON body as a 400; the contract wants the

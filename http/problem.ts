@@ -5,7 +5,7 @@
  * whole problem document stays under PROBLEM_MAX_BYTES whatever the request held, so an
  * attacker cannot turn a large or deep body into a large or expensive answer.
  */
-import type { ValidationIssue } from "../domain/errors.ts";
+import type { AppError, ValidationIssue } from "../domain/errors.ts";
 
 /** Upper bound of a serialised error body (UTF-8 bytes). */
 export const PROBLEM_MAX_BYTES = 8 * 1024;
@@ -112,4 +112,25 @@ export function boundIssues(issues: readonly ValidationIssue[]): ValidationIssue
 export function boundDetail(detail: string): string {
   const clean = stripUserinfo(detail);
   return clean.length > 1000 ? `${clean.slice(0, 1000)}…` : clean;
+}
+
+/**
+ * An AppError as the response it becomes: status, the headers it implies and the bounded
+ * body. The one rule for Hono's error handler (http/app.ts) and the hot path alike.
+ */
+export function appErrorProblem(err: AppError): {
+  status: number;
+  headers: Record<string, string>;
+  body: { detail: string | ValidationIssue[] };
+} {
+  const headers: Record<string, string> = { ...err.headers };
+  // A refused body is left unread: close the connection rather than drain it.
+  if (err.code === "payload_too_large") headers.Connection = "close";
+  // Every 503 says when to come back, so clients back off instead of hammering.
+  if (err.status === 503 && !err.headers?.["Retry-After"]) headers["Retry-After"] = "30";
+  if (err.code === "unauthenticated") headers["WWW-Authenticate"] = 'Bearer realm="cairn", ApiKey header="X-API-Key"';
+  // Never the body back: inputs excerpted and redacted, the document bounded in size.
+  const body = err.toBody();
+  const detail = typeof body.detail === "string" ? boundDetail(body.detail) : boundIssues(body.detail);
+  return { status: err.status, headers, body: { detail } };
 }

@@ -65,9 +65,21 @@ export function effectiveLimits(tier: Pick<TierLimits, "req_per_min" | "req_per_
   return { perMinute: scaled(tier.req_per_min), perDay: scaled(tier.req_per_day) };
 }
 
+/**
+ * The last day formatted: every request asks (rate-limit window, usage), and formatting a
+ * Date showed up in profiles of the hot path, while the answer changes once a day.
+ */
+let lastDayIndex = Number.NaN;
+let lastDay = "";
+
 /** The UTC calendar day of an instant, YYYY-MM-DD. */
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const index = Math.floor(ms / DAY_MS);
+  if (index === lastDayIndex) return lastDay;
+  const day = new Date(ms).toISOString().slice(0, 10);
+  lastDayIndex = index;
+  lastDay = day;
+  return day;
 }
 
 /** The windows a request at `nowMs` counts against. */

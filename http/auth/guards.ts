@@ -6,8 +6,11 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../domain/errors.ts";
 import type { AuthScheme, UserIdentity } from "../../domain/identity.ts";
+import type { Tenant } from "../../domain/ports.ts";
+import type { RateLimitHeaders } from "../../domain/user/rate-limit.ts";
 import type { AppEnv } from "../context.ts";
 import type { AppDeps } from "../deps.ts";
+import type { RequestLog } from "../request-log.ts";
 
 type Mw = MiddlewareHandler<AppEnv>;
 
@@ -17,26 +20,40 @@ export type Guards = Record<Exclude<AuthScheme, "api_key">, Mw[]> & {
   api_key_or_query: Mw[];
 };
 
+/**
+ * What every user identity passes after authentication, in this order: the tenant resolves
+ * as active (else its refusal), the log gains tenant and user, the tier's rate limits allow
+ * the request (else 429 carrying the limit headers), and the request counts as usage.
+ * Shared by the guards below and the hot path (http/hot-path.ts), so both check the same.
+ */
+export async function admitUser(
+  deps: Pick<AppDeps, "tenantResolver" | "rateLimiter" | "usage">,
+  id: UserIdentity,
+  log: RequestLog,
+): Promise<{ tenant: Tenant; headers: RateLimitHeaders }> {
+  const tenant = await deps.tenantResolver.resolve(id.tenantId);
+  log.bind({ tenant_id: tenant.tenant_id, user_id: id.user.id });
+  const decision = await deps.rateLimiter.check(id.user.id, id.user.tier);
+  if (!decision.allowed) {
+    const which = decision.exceeded === "day" ? "per-day" : "per-minute";
+    throw new AppError(
+      "rate_limited",
+      `Rate limit exceeded (${which} limit of the ${id.user.tier} tier)`,
+      undefined,
+      decision.headers,
+    );
+  }
+  deps.usage.record(id.user.id);
+  return { tenant, headers: decision.headers };
+}
+
 export function makeGuards(deps: AppDeps): Guards {
   const { auth } = deps;
 
   const tenantAndLimits: Mw = async (c, next) => {
-    const id = c.get("identity") as UserIdentity;
-    const tenant = await deps.tenantResolver.resolve(id.tenantId);
-    c.set("tenant", tenant);
-    c.get("log").bind({ tenant_id: tenant.tenant_id, user_id: id.user.id });
-    const decision = await deps.rateLimiter.check(id.user.id, id.user.tier);
-    for (const [k, v] of Object.entries(decision.headers)) c.header(k, v);
-    if (!decision.allowed) {
-      const which = decision.exceeded === "day" ? "per-day" : "per-minute";
-      throw new AppError(
-        "rate_limited",
-        `Rate limit exceeded (${which} limit of the ${id.user.tier} tier)`,
-        undefined,
-        decision.headers,
-      );
-    }
-    deps.usage.record(id.user.id);
+    const admitted = await admitUser(deps, c.get("identity") as UserIdentity, c.get("log"));
+    c.set("tenant", admitted.tenant);
+    for (const k in admitted.headers) c.header(k, admitted.headers[k]);
     await next();
   };
 
