@@ -32,6 +32,7 @@ const rooms = new CollabRooms({
   logger: quiet,
   debounceMs: 2_000,
   maxWaitMs: 10_000,
+  ...(process.env.BENCH_FLUSH_MS ? { flushIntervalMs: Number(process.env.BENCH_FLUSH_MS) } : {}),
 });
 const handlers = collabHandlers({ rooms, authorizer, logger: quiet });
 const server = Bun.serve<CollabSocketData>({

@@ -1,20 +1,21 @@
 /**
- * The room's hot path (issue 20): client updates of one tick are applied to the Y.Doc as
- * ONE merged update in ONE transaction, and the bytes the clients sent (merged) are what
- * the room broadcasts — the server never re-encodes an update out of a transaction.
+ * The room's hot path (issue 20): the client updates of one tick are applied to the Y.Doc
+ * in ONE transaction, and what that transaction changed is encoded once — the tick's
+ * broadcast — instead of one transaction, one event cascade and one re-encoding per
+ * keystroke.
  *
- * Why: a Yjs transaction costs two full state-vector snapshots, an event cascade and, with
- * a `doc.on("update")` listener, a re-encoding of what it changed; measured on Bun 1.4 with
- * 20 writers, `applyUpdate` of one keystroke costs ~16 µs with that listener and ~6 µs
- * without. Merging a tick's updates first (the broadcast needed that merge anyway) pays the
- * transaction once per tick instead of once per keystroke.
+ * Why: a Yjs transaction costs two full state-vector snapshots and an event cascade, and a
+ * `doc.on("update")` listener makes Yjs encode every transaction. Measured on Bun 1.4 with
+ * 20 writers: `applyUpdate` of one keystroke ~16 µs with that listener, ~6 µs without. So
+ * the room keeps no permanent "update" listener; it listens only while it applies a batch,
+ * an edit or a sync step 2 (`captured`), and counts changes on "afterTransaction".
  *
- * Forwarding received bytes is exact for Yjs: updates are idempotent and commute, a client
- * ignores what it already has and parks what it cannot integrate yet. The room forwards a
- * batch when it changed the document or left structs pending (a gap another update will
- * fill: the receivers must hold those structs too), so duplicates are never re-broadcast.
+ * Not `Y.mergeUpdates` then one apply: merging is quadratic in the number of updates (it
+ * filters and sorts its decoders per struct), and its output would carry whatever the
+ * clients re-sent; the transaction's own encoding holds exactly what changed, and structs
+ * still waiting for a missing dependency go out once they integrate.
  */
-import * as Y from "yjs";
+import type * as Y from "yjs";
 import type { CollabPeer } from "./types.ts";
 
 /** One client update waiting for the end of the tick. */
@@ -36,19 +37,9 @@ export function transactionChanged(tr: Y.Transaction): boolean {
   return false;
 }
 
-/** Whether the document holds structs or deletions it could not integrate yet. */
-export function hasPending(doc: Y.Doc): boolean {
-  return doc.store.pendingStructs !== null || doc.store.pendingDs !== null;
-}
-
 /** The one origin shared by every update of the batch, or `mixed`. */
 export function batchOrigin(batch: readonly Incoming[], mixed: unknown): unknown {
   const first = batch[0]?.peer;
   for (const b of batch) if (b.peer !== first) return mixed;
   return first;
-}
-
-/** The batch's updates as one (a single update is passed through untouched). */
-export function mergeBatch(batch: readonly Incoming[]): Uint8Array {
-  return batch.length === 1 ? (batch[0] as Incoming).update : Y.mergeUpdates(batch.map((b) => b.update));
 }

@@ -5,9 +5,8 @@
  * synchronous calls (they must never be refused).
  *
  * Fan-out (STYLE habit 9): the client updates of a tick wait in an inbox and are applied at
- * its end as one merged update in one transaction; those merged bytes, as the clients sent
- * them, are framed once per address and written to every connection (inbox.ts explains
- * why nothing is re-encoded). Anything that reads the document (a sync step 1, a save, a
+ * its end in one transaction; what that transaction changed is encoded once (by Yjs),
+ * framed once per address and written to every connection (inbox.ts says why). Anything that reads the document (a sync step 1, a save, a
  * REST edit, `doc`) applies the inbox first, so nobody sees a state older than the frames
  * the room already took. A connection whose socket reports backpressure is skipped
  * from then on and remembers the state vector it had reached; on `drain` it receives
@@ -24,50 +23,18 @@ import * as awarenessProtocol from "y-protocols/awareness";
 import * as Y from "yjs";
 import type { UpdatedBy } from "../../domain/editor/types.ts";
 import { Actor, type Reply } from "../actor.ts";
-import {
-  awarenessBody,
-  FrameCache,
-  framed,
-  MSG,
-  SYNC,
-  syncStatusBody,
-  syncStep1Body,
-  syncStep2Body,
-  updateBody,
-} from "./frames.ts";
-import {
-  batchOrigin,
-  hasPending,
-  INBOX_MAX_BYTES,
-  INBOX_MAX_COUNT,
-  type Incoming,
-  mergeBatch,
-  transactionChanged,
-} from "./inbox.ts";
+import { awarenessBody, FrameCache, framed, MSG, SYNC, syncStep1Body, syncStep2Body, updateBody } from "./frames.ts";
+import { batchOrigin, INBOX_MAX_BYTES, INBOX_MAX_COUNT, type Incoming, transactionChanged } from "./inbox.ts";
+import { ACK_FALSE, ACK_TRUE, type PeerState, RoomPeers } from "./peers.ts";
+import { fromB64, RoomLink, type Wire } from "./remote.ts";
 import { DebouncedSaver } from "./saver.ts";
 import type { CollabPeer, RoomDeps, RoomOptions } from "./types.ts";
 import { ROOM_DEFAULTS } from "./types.ts";
-
-/** What rooms of one document on different instances tell each other (JSON on the channel). */
-type Wire =
-  | { i: string; t: "u"; d: string }
-  | { i: string; t: "a"; d: string }
-  | { i: string; t: "sv"; d: string; r: boolean };
 
 type RoomMessage =
   | { t: "frame"; peer: CollabPeer; data: Uint8Array }
   | { t: "remote"; wire: Wire }
   | { t: "edit"; origin: unknown; fn: (doc: Y.Doc) => void; by: UpdatedBy | undefined; reply: Reply<void> };
-
-interface PeerState {
-  peer: CollabPeer;
-  /** Skipped by broadcasts since its socket pushed back; sv null = send the whole state. */
-  behind: { sv: Uint8Array | null } | null;
-  /** Awareness client ids this connection controls (removed when it leaves). */
-  awarenessIds: Set<number>;
-  /** Hocuspocus: the framed "update applied" acknowledgement, built on first use. */
-  ack?: Uint8Array;
-}
 
 /** Origin of updates and awareness that came from another instance: never re-published. */
 const REMOTE = Symbol("collab-remote");
@@ -76,16 +43,16 @@ const STORE = Symbol("collab-store");
 /** A tick whose updates came from several origins. */
 const MIXED = Symbol("collab-mixed");
 
-const toB64 = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString("base64");
-const fromB64 = (s: string) => new Uint8Array(Buffer.from(s, "base64"));
-
 export class CollabRoom {
   /** The document itself; `doc` is the accessor that applies the inbox first. */
   private readonly ydoc = new Y.Doc({ gc: true });
   readonly awareness = new awarenessProtocol.Awareness(this.ydoc);
   private readonly actor: Actor<RoomMessage, CollabRoom>;
   private readonly saver: DebouncedSaver;
-  private readonly peers = new Map<CollabPeer, PeerState>();
+  private readonly peers = new RoomPeers(() => {
+    const sent = this.pendingUpdates.length > 0 ? this.broadcastState : null;
+    return Y.encodeStateVector(sent ?? this.ydoc);
+  });
   /** Server-side callers (LiveRooms.withDoc) holding the room open. */
   private leases = 0;
   /** Client updates taken from the mailbox, applied together at the end of the tick. */
@@ -104,7 +71,7 @@ export class CollabRoom {
   /** Updates applied so far: tells an edit that changed something from one that did not. */
   private updatesSeen = 0;
   private lastEditor: UpdatedBy = { updated_by_type: "system", updated_by_id: "collab" };
-  private unsubscribe: (() => Promise<void>) | undefined;
+  private readonly link: RoomLink;
   private destroyed = false;
 
   private constructor(
@@ -112,6 +79,7 @@ export class CollabRoom {
     private readonly deps: RoomDeps,
     private readonly opts: RoomOptions,
   ) {
+    this.link = new RoomLink(deps, docId);
     // The server is no participant: it must not announce a presence of its own.
     this.awareness.setLocalState(null);
     this.saver = new DebouncedSaver({
@@ -159,14 +127,14 @@ export class CollabRoom {
     const room = new CollabRoom(docId, deps, opts);
     // The stored state is not a change: nothing to broadcast or save (STORE is neither).
     if (state && state.byteLength > 0) Y.applyUpdate(room.ydoc, state, STORE);
-    if (deps.pubsub) {
+    if (room.link.enabled) {
       try {
-        room.unsubscribe = await deps.pubsub.subscribe(deps.channel, (text) => room.onWire(text));
+        await room.link.open((wire) => room.onWire(wire));
       } catch (err) {
         room.destroyNow();
         throw err;
       }
-      room.publish({ i: deps.instanceId, t: "sv", d: toB64(Y.encodeStateVector(room.ydoc)), r: true });
+      room.link.stateVector(Y.encodeStateVector(room.ydoc), true);
     }
     return room;
   }
@@ -192,19 +160,17 @@ export class CollabRoom {
 
   /** Adds a connection; y-websocket peers get the server's step 1 and the current awareness. */
   join(peer: CollabPeer): void {
-    const ps: PeerState = { peer, behind: null, awarenessIds: new Set() };
-    this.peers.set(peer, ps);
-    if (!peer.hocuspocus) this.sendTo(ps, framed(peer.prefix, syncStep1Body(this.doc)));
+    const ps = this.peers.add(peer);
+    if (!peer.hocuspocus) this.peers.send(ps, framed(peer.prefix, syncStep1Body(this.doc)));
     if (this.awareness.getStates().size > 0) {
-      this.sendTo(ps, framed(peer.prefix, awarenessBody(this.awareness, [...this.awareness.getStates().keys()])));
+      this.peers.send(ps, framed(peer.prefix, awarenessBody(this.awareness, [...this.awareness.getStates().keys()])));
     }
   }
 
   /** Removes a connection and the awareness states it controlled. Idempotent. */
   leave(peer: CollabPeer): void {
-    const ps = this.peers.get(peer);
+    const ps = this.peers.remove(peer);
     if (!ps) return;
-    this.peers.delete(peer);
     if (ps.awarenessIds.size > 0) {
       awarenessProtocol.removeAwarenessStates(this.awareness, [...ps.awarenessIds], null);
     }
@@ -216,9 +182,9 @@ export class CollabRoom {
     if (!ps?.behind) return;
     const { sv } = ps.behind;
     ps.behind = null;
-    this.sendTo(ps, framed(peer.prefix, updateBody(Y.encodeStateAsUpdate(this.doc, sv ?? undefined))));
+    this.peers.send(ps, framed(peer.prefix, updateBody(Y.encodeStateAsUpdate(this.doc, sv ?? undefined))));
     const ids = [...this.awareness.getStates().keys()];
-    if (ids.length > 0) this.sendTo(ps, framed(peer.prefix, awarenessBody(this.awareness, ids)));
+    if (ids.length > 0) this.peers.send(ps, framed(peer.prefix, awarenessBody(this.awareness, ids)));
   }
 
   /** Queues a client frame (the body after any address); false when the mailbox refused it. */
@@ -262,8 +228,7 @@ export class CollabRoom {
         await Bun.sleep(200 * i);
       }
     }
-    for (const ps of this.peers.values()) ps.peer.close(1001, "document unloaded");
-    this.peers.clear();
+    this.peers.closeAll(1001, "document unloaded");
     this.destroyNow();
   }
 
@@ -271,9 +236,7 @@ export class CollabRoom {
     this.destroyed = true;
     this.saver.close();
     void this.actor.stop({ mode: "abandon" });
-    const unsub = this.unsubscribe;
-    this.unsubscribe = undefined;
-    unsub?.().catch((err) => this.deps.logger.warn({ err, doc_id: this.docId }, "collab room: unsubscribe failed"));
+    this.link.close();
     this.inbox = [];
     this.awareness.destroy();
     this.ydoc.destroy();
@@ -313,7 +276,10 @@ export class CollabRoom {
         if (ps) awarenessProtocol.applyAwarenessUpdate(this.awareness, decoding.readVarUint8Array(dec), ps);
       } else if (type === MSG.queryAwareness) {
         if (ps)
-          this.sendTo(ps, framed(peer.prefix, awarenessBody(this.awareness, [...this.awareness.getStates().keys()])));
+          this.peers.send(
+            ps,
+            framed(peer.prefix, awarenessBody(this.awareness, [...this.awareness.getStates().keys()])),
+          );
       }
       // auth (re-sent tokens), stateless and pong frames carry nothing a room acts on.
     } catch (err) {
@@ -330,16 +296,20 @@ export class CollabRoom {
     if (sub === SYNC.step1) {
       if (!ps) return;
       const sv = decoding.readVarUint8Array(dec);
-      this.sendTo(ps, framed(peer.prefix, syncStep2Body(this.doc, sv)));
-      if (peer.hocuspocus) this.sendTo(ps, framed(peer.prefix, syncStep1Body(this.doc)));
+      this.peers.send(ps, framed(peer.prefix, syncStep2Body(this.doc, sv)));
+      if (peer.hocuspocus) this.peers.send(ps, framed(peer.prefix, syncStep1Body(this.doc)));
       return;
     }
     if (sub !== SYNC.step2 && sub !== SYNC.update) throw new Error(`unknown sync message type ${sub}`);
     const update = decoding.readVarUint8Array(dec);
     if (sub === SYNC.update && !peer.readOnly) {
-      // The hot path: applied, acknowledged and broadcast with the rest of the tick.
+      // The hot path: applied and broadcast with the rest of the tick. Acknowledged now:
+      // the update is in the room's order, and whatever reads the document (sync answers,
+      // saves, edits, `doc`) applies the inbox first, so to every observer it is applied.
+      // Acking after the tick would add its wait to every writer's round trip.
       this.inbox.push({ peer, update });
       this.inboxBytes += update.byteLength;
+      if (peer.hocuspocus && ps) this.peers.ack(ps);
       if (this.inbox.length >= INBOX_MAX_COUNT || this.inboxBytes >= INBOX_MAX_BYTES) this.applyInbox();
       else this.scheduleTick();
       return;
@@ -351,63 +321,48 @@ export class CollabRoom {
       // A viewer's edits are dropped; Hocuspocus learns whether its update was refused.
       if (peer.hocuspocus && ps) {
         const nothingNew = sub === SYNC.step2 && Y.snapshotContainsUpdate(Y.snapshot(this.doc), update);
-        this.sendTo(ps, framed(peer.prefix, nothingNew ? ACK_TRUE : ACK_FALSE));
+        this.peers.send(ps, framed(peer.prefix, nothingNew ? ACK_TRUE : ACK_FALSE));
       }
       return;
     }
     this.captured(() => Y.applyUpdate(this.ydoc, update, peer));
     this.lastEditor = peer.by;
-    if (peer.hocuspocus && ps) this.ack(ps);
-  }
-
-  /** Hocuspocus: one SyncStatus per applied update (the provider counts them). */
-  private ack(ps: PeerState): void {
-    ps.ack ??= framed(ps.peer.prefix, ACK_TRUE); // one frame per connection, reused per update
-    this.sendTo(ps, ps.ack);
+    if (peer.hocuspocus && ps) this.peers.ack(ps);
   }
 
   /**
-   * Applies the inbox: one merged update, one transaction; its bytes are queued for the
-   * broadcast when they changed the document or left structs pending. A batch that fails
-   * (a malformed update) is applied update by update, and the sender of the bad one is
-   * closed (1007) as before; updates are idempotent, so what the batch applied stays right.
+   * Applies the inbox in one transaction (origin: the one connection all of it came from,
+   * or MIXED); Yjs encodes what that transaction changed once, and that is the tick's
+   * update. A malformed update closes its connection (1007), as before; the others apply
+   * (it was acknowledged on receipt, but its client reconnects and syncs what it has).
    */
   private applyInbox(): void {
     const batch = this.inbox;
     if (batch.length === 0) return;
     this.inbox = [];
     this.inboxBytes = 0;
-    let applied = batch;
-    try {
-      this.applyRaw(mergeBatch(batch), batchOrigin(batch, MIXED));
-    } catch {
-      applied = [];
-      for (const b of batch) {
-        try {
-          this.applyRaw(b.update, b.peer);
-          applied.push(b);
-        } catch (err) {
-          this.deps.logger.warn(
-            { err, doc_id: this.docId, peer: b.peer.id },
-            "collab room: malformed update; closing the connection",
-          );
-          b.peer.close(1007, "malformed collaboration message");
-        }
-      }
-    }
+    const applied: Incoming[] = [];
+    this.captured(() =>
+      this.ydoc.transact(
+        () => {
+          for (const b of batch) {
+            try {
+              Y.applyUpdate(this.ydoc, b.update, b.peer); // joins the open transaction
+              applied.push(b);
+            } catch (err) {
+              this.deps.logger.warn(
+                { err, doc_id: this.docId, peer: b.peer.id },
+                "collab room: malformed update; closing the connection",
+              );
+              b.peer.close(1007, "malformed collaboration message");
+            }
+          }
+        },
+        batchOrigin(batch, MIXED),
+      ),
+    );
     const last = applied.at(-1);
     if (last) this.lastEditor = last.peer.by;
-    for (const b of applied) {
-      if (!b.peer.hocuspocus) continue;
-      const ps = this.peers.get(b.peer);
-      if (ps) this.ack(ps);
-    }
-  }
-
-  private applyRaw(update: Uint8Array, origin: unknown): void {
-    const before = this.updatesSeen;
-    Y.applyUpdate(this.ydoc, update, origin);
-    if (this.updatesSeen !== before || hasPending(this.ydoc)) this.queueBroadcast(update, origin);
   }
 
   /** Runs fn with Yjs encoding what it changes (edits, step 2, other instances: rare). */
@@ -483,60 +438,28 @@ export class CollabRoom {
       this.publishUpdates = [];
       const skip = this.tickOrigin;
       this.tickOrigin = MIXED;
-      this.broadcast(new FrameCache(updateBody(merged)), skip);
-      if (hasPublish) this.publish({ i: this.deps.instanceId, t: "u", d: toB64(publish) });
+      this.peers.broadcast(new FrameCache(updateBody(merged)), skip);
+      if (hasPublish) this.link.update(publish);
     }
     if (this.pendingAwareness.size > 0) {
       const ids = [...this.pendingAwareness];
       const pub = [...this.publishAwareness];
       this.pendingAwareness.clear();
       this.publishAwareness.clear();
-      this.broadcast(new FrameCache(awarenessBody(this.awareness, ids)));
-      if (pub.length > 0) {
-        const bytes = awarenessProtocol.encodeAwarenessUpdate(this.awareness, pub);
-        this.publish({ i: this.deps.instanceId, t: "a", d: toB64(bytes) });
-      }
+      this.peers.broadcast(new FrameCache(awarenessBody(this.awareness, ids)), MIXED);
+      if (pub.length > 0) this.link.awareness(awarenessProtocol.encodeAwarenessUpdate(this.awareness, pub));
     }
   }
 
-  private broadcast(cache: FrameCache, skip: unknown = MIXED): void {
-    for (const ps of this.peers.values()) {
-      if (ps.behind === null && ps.peer !== skip) this.sendTo(ps, cache.for(ps.peer));
-    }
-  }
-
-  /** Writes one frame; a pushed-back socket is marked behind as of the doc's state now. */
-  private sendTo(ps: PeerState, frame: Uint8Array): void {
-    const status = ps.peer.send(frame);
-    if (status > 0) return;
-    if (status === -1) {
-      // Queued: the client will have what was broadcast so far once the socket drains
-      // (not the updates of this tick, which it is now skipped for: an ack can be queued
-      // after the tick applied other connections' updates and before it broadcast them).
-      if (ps.behind === null) {
-        const sent = this.pendingUpdates.length > 0 ? this.broadcastState : null;
-        ps.behind = { sv: Y.encodeStateVector(sent ?? this.ydoc) };
-      }
-    } else {
-      ps.behind = { sv: null }; // dropped: we no longer know what it has
-    }
-  }
-
-  private onWire(text: string): void {
-    let wire: Wire;
-    try {
-      wire = JSON.parse(text) as Wire;
-    } catch {
-      return;
-    }
-    if (wire.i === this.deps.instanceId || this.destroyed) return;
+  private onWire(wire: Wire): void {
+    if (this.destroyed) return;
     if (!this.actor.post({ t: "remote", wire })) {
       this.deps.logger.warn(
         { doc_id: this.docId },
         "collab room: mailbox full; dropped a message from another instance",
       );
       // Recover what was dropped by asking for everything we lack.
-      this.publish({ i: this.deps.instanceId, t: "sv", d: toB64(Y.encodeStateVector(this.doc)), r: false });
+      this.link.stateVector(Y.encodeStateVector(this.doc), false);
     }
   }
 
@@ -550,22 +473,11 @@ export class CollabRoom {
     } else if (wire.t === "sv") {
       const diff = Y.encodeStateAsUpdate(this.doc, data);
       // An update with no structs and no deletions encodes to two zero bytes.
-      if (diff.byteLength > 2) this.publish({ i: this.deps.instanceId, t: "u", d: toB64(diff) });
-      if (wire.r) this.publish({ i: this.deps.instanceId, t: "sv", d: toB64(Y.encodeStateVector(this.doc)), r: false });
+      if (diff.byteLength > 2) this.link.update(diff);
+      if (wire.r) this.link.stateVector(Y.encodeStateVector(this.doc), false);
       const ids = [...this.awareness.getStates().keys()];
-      if (ids.length > 0) {
-        const bytes = awarenessProtocol.encodeAwarenessUpdate(this.awareness, ids);
-        this.publish({ i: this.deps.instanceId, t: "a", d: toB64(bytes) });
-      }
+      if (ids.length > 0) this.link.awareness(awarenessProtocol.encodeAwarenessUpdate(this.awareness, ids));
     }
-  }
-
-  private publish(wire: Wire): void {
-    const { pubsub } = this.deps;
-    if (!pubsub) return;
-    pubsub.publish(this.deps.channel, JSON.stringify(wire)).catch((err: unknown) => {
-      this.deps.logger.warn({ err, doc_id: this.docId }, "collab room: publishing to other instances failed");
-    });
   }
 
   /**
@@ -578,9 +490,6 @@ export class CollabRoom {
     await this.deps.persistence.store(this.docId, Y.encodeStateAsUpdate(this.ydoc), this.lastEditor);
   }
 }
-
-const ACK_TRUE = syncStatusBody(true);
-const ACK_FALSE = syncStatusBody(false);
 
 function mergeAll(updates: Uint8Array[]): Uint8Array {
   return updates.length === 1 ? (updates[0] as Uint8Array) : Y.mergeUpdates(updates);
