@@ -58,6 +58,8 @@ const { values: args } = parseArgs({
     /** A rank model (JSON) to evaluate instead of the service's domain/documents/rank-model.json. */
     "rank-model": { type: "string" },
     "no-rerank": { type: "boolean", default: false },
+    /** Only fill the vector cache (a long first run, e.g. in the background), then stop. */
+    "embed-only": { type: "boolean", default: false },
   },
 });
 const K_CHUNKS = Number(args["k-chunks"]);
@@ -109,6 +111,7 @@ async function evaluate(set: RetrievalSet, e: Embedder): Promise<Record<string, 
     "query",
   );
   const embedSeconds = (performance.now() - tEmbed) / 1000;
+  if (args["embed-only"]) return { dataset: set.name, chunks: allChunks.length, embed_seconds: r4(embedSeconds) };
 
   const dir = mkdtempSync(join(tmpdir(), "cairn-retrieval-eval-"));
   const index = await openEvalIndex(dir, e.dim);

@@ -106,6 +106,7 @@ export function featureRows(
     doc_id: c.doc_id,
     pos: i + 1,
     label: rel.has(c.doc_id) ? 1 : 0,
+    n_rel: rel.size,
     x: feats[i],
   }));
 }

@@ -25,7 +25,9 @@ export interface EvalIndex {
 const TENANT: TenantRef = { tenantId: "retrieval-eval", slug: "retrieval-eval" };
 
 export async function openEvalIndex(dataDir: string, dim: number): Promise<EvalIndex> {
-  const index = new SqliteDocumentIndex({ dataDir, embeddingDim: dim });
+  // Searches inline (no search thread): the eval measures ranking, and its latency lines compare
+  // the reranker with the search on the same thread.
+  const index = new SqliteDocumentIndex({ dataDir, embeddingDim: dim, searchThreads: 0 });
   await index.ensureNamespace(TENANT);
   return {
     engine: "SqliteDocumentIndex (FTS5 + sqlite-vec)",

@@ -110,3 +110,17 @@ export function rerank<T extends RankCandidate>(
     ...candidates.slice(RERANK_DEPTH).map((item) => ({ item, score: floor })),
   ];
 }
+
+/**
+ * The service's step: hybrid hits (fused order) re-ordered by the model, each carrying the
+ * model's score; `ranks` keep meaning each leg's rank. The caller fetched max(k, RERANK_DEPTH)
+ * hits and cuts to k afterwards.
+ */
+export function rerankHits<H extends { text: string; ranks: RankCandidate["ranks"]; document: { filename: string } }>(
+  query: string,
+  hits: H[],
+  model: RankModel,
+): H[] {
+  const candidates = hits.map((h) => ({ hit: h, text: h.text, filename: h.document.filename, ranks: h.ranks }));
+  return rerank(query, candidates, model).map(({ item, score }) => ({ ...item.hit, score }));
+}

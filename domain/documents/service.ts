@@ -22,6 +22,7 @@ import { documentIndexName } from "../tenants/namespaces.ts";
 import { type AnswerResult, answerQuestion } from "./agent.ts";
 import { BarrierService } from "./barriers-service.ts";
 import type { BarrierStore, DocumentIndexPort, Embedder } from "./ports.ts";
+import { type RankModel, RERANK_BY_DEFAULT, RERANK_DEPTH, rerankHits, SERVICE_RANK_MODEL } from "./rerank.ts";
 import type {
   AccessContext,
   Chunk,
@@ -101,6 +102,11 @@ export interface DocumentServiceDeps {
   permits(acl: DocumentAcl, access: AccessContext): boolean;
   /** Texts per embedder call during upload (bounds memory of one call). */
   embedBatch?: number;
+  /**
+   * The learned reranker for hybrid searches (rerank.ts): a model, null for none; unset = the
+   * shipped model when RERANK_BY_DEFAULT, else none.
+   */
+  rerank?: RankModel | null;
   now?(): Date;
 }
 
@@ -232,12 +238,21 @@ export class DocumentService {
     await this.requireIndex(tenant);
     const mode = input.mode ?? "hybrid";
     const embedding = mode === "bm25" ? undefined : (await this.deps.embedder.embed([input.query], "query"))[0];
+    const model =
+      mode !== "hybrid"
+        ? null
+        : this.deps.rerank !== undefined
+          ? this.deps.rerank
+          : RERANK_BY_DEFAULT
+            ? SERVICE_RANK_MODEL
+            : null;
     const hits = await this.deps.index.search(tenant, {
       query: input.query,
       ...(embedding ? { embedding } : {}),
       access,
       filters: input.filters,
-      k: input.k,
+      // The reranker sees the fused top RERANK_DEPTH, however small k is.
+      k: model ? Math.max(input.k, RERANK_DEPTH) : input.k,
       mode,
     });
     const allowed = hits.filter((h) => this.deps.permits(h.document.acl, access));
@@ -245,7 +260,7 @@ export class DocumentService {
       // The index's pre-filter let something through: refuse rather than leak.
       throw new AppError("internal", "document index returned a chunk the caller may not see");
     }
-    return allowed;
+    return model ? rerankHits(input.query, allowed, model).slice(0, input.k) : allowed;
   }
 
   /** A document the caller may see, else 404 (whether it exists is not revealed). */
