@@ -9,12 +9,13 @@
  *   bun run bench -- --only rest,editor   some scenarios (names below)
  *   bun run bench -- --out run.jsonl      also keep every JSON line, tagged with its scenario
  *   bun run bench -- --markdown           the table as Markdown (for docs/benchmarks.md)
+ *   bun run bench -- --from run.jsonl     the table of an earlier run's --out file (nothing is run)
  *
  * A scenario that fails is reported as failed and the run goes on; the exit status is 1 if any
  * failed. Scenario output other than JSON lines (progress on stderr) is passed through to stderr.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -189,6 +190,28 @@ function machine(): string {
   ].join(", ");
 }
 
+/** The outcomes of an earlier run's --out file. */
+function readOutcomes(file: string): Outcome[] {
+  const byName = new Map<string, Outcome>();
+  for (const text of readFileSync(file, "utf8").split("\n")) {
+    if (!text.trim()) continue;
+    const row = JSON.parse(text) as Record<string, unknown>;
+    const scenario = SCENARIOS.find((s) => s.name === row.scenario);
+    if (!scenario) continue;
+    let o = byName.get(scenario.name);
+    if (!o) {
+      o = { scenario, lines: [], seconds: 0, status: null };
+      byName.set(scenario.name, o);
+    }
+    if (isBenchLine(row)) o.lines.push(row);
+    else {
+      o.status = typeof row.status === "number" ? row.status : null;
+      o.seconds = typeof row.seconds === "number" ? row.seconds : 0;
+    }
+  }
+  return [...byName.values()];
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -196,6 +219,7 @@ async function main(): Promise<number> {
       only: { type: "string" },
       out: { type: "string" },
       markdown: { type: "boolean", default: false },
+      from: { type: "string" },
     },
   });
   const wanted = values.only?.split(",").map((s) => s.trim()) ?? SCENARIOS.map((s) => s.name);
@@ -205,14 +229,18 @@ async function main(): Promise<number> {
     return 2;
   }
   const before = machine();
-  const outcomes: Outcome[] = [];
-  for (const scenario of SCENARIOS.filter((s) => wanted.includes(s.name))) {
+  const outcomes: Outcome[] = values.from ? readOutcomes(values.from) : [];
+  if (values.out) writeFileSync(values.out, "");
+  for (const scenario of values.from ? [] : SCENARIOS.filter((s) => wanted.includes(s.name))) {
     process.stderr.write(`\n== bench ${scenario.name}: ${scenario.command.slice(1).join(" ")}\n`);
-    outcomes.push(await run(scenario, values.quick));
-  }
-  if (values.out) {
-    const raw = outcomes.flatMap((o) => o.lines.map((l) => JSON.stringify({ scenario: o.scenario.name, ...l })));
-    writeFileSync(values.out, `${raw.join("\n")}\n`);
+    const outcome = await run(scenario, values.quick);
+    outcomes.push(outcome);
+    // Written as each scenario ends, so a run cut short keeps what it measured (--from renders it).
+    if (values.out) {
+      const raw = outcome.lines.map((l) => JSON.stringify({ scenario: scenario.name, ...l }));
+      raw.push(JSON.stringify({ scenario: scenario.name, status: outcome.status, seconds: outcome.seconds }));
+      appendFileSync(values.out, `${raw.join("\n")}\n`);
+    }
   }
   const md = values.markdown;
   const out: string[] = [];
