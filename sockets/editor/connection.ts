@@ -71,8 +71,17 @@ interface Session {
 
 const PONG = new Uint8Array([MSG.pong]);
 
+/** Whether `data` starts with `prefix` (a document address, ~37 bytes). */
+function hasPrefix(data: Uint8Array, prefix: Uint8Array): boolean {
+  if (data.length <= prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (data[i] !== prefix[i]) return false;
+  return true;
+}
+
 export class CollabConnection implements SocketSession {
   private readonly sessions = new Map<string, Session>();
+  /** The open document the last frame was for (the address fast path in `message`). */
+  private lastOpen: Session | null = null;
   private readonly limits: CollabLimits;
   private authTimer: ReturnType<typeof setTimeout> | undefined;
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -118,6 +127,16 @@ export class CollabConnection implements SocketSession {
       if (data[0] === MSG.ping) this.ws.send(PONG);
       return;
     }
+    // Hot path: a frame for the document this socket last wrote to, already open, is
+    // recognised by its address bytes (no string decoded, no map lookup) and handed on.
+    const last = this.lastOpen;
+    if (last !== null && last.state === "open" && last.peer?.prefix && hasPrefix(data, last.peer.prefix)) {
+      const first = data[last.peer.prefix.length];
+      if (first !== MSG.auth && first !== MSG.close) {
+        this.deliver(last, data.subarray(last.peer.prefix.length));
+        return;
+      }
+    }
     let address: string;
     let body: Uint8Array;
     let type: number;
@@ -145,6 +164,7 @@ export class CollabConnection implements SocketSession {
         this.endSession(s);
         return;
       }
+      if (s.state === "open") this.lastOpen = s;
       if (type === MSG.auth) {
         // A token sent again on a granted document (provider.sendToken()): a refresh.
         if (s.grant && decoding.readVarUint(dec) === 0) this.recheckSession(s, decoding.readVarString(dec));
@@ -312,6 +332,7 @@ export class CollabConnection implements SocketSession {
   }
 
   private endSession(s: Session): void {
+    if (this.lastOpen === s) this.lastOpen = null;
     if (s.room && s.peer) s.room.leave(s.peer);
     s.state = "closed";
     s.queue = [];
