@@ -5,10 +5,10 @@
  *   vec0 applies while scanning. Used for small tenants, while an ANN is being built, and as
  *   the fallback for selective filters.
  * - ANN (ann-index.ts, HNSW): usearch has no filtered search, so the leg over-fetches with a
- *   proof of recall. It asks the ANN for k' candidates, keeps those the caller may see (one
- *   SQLite query: the chunk still exists, its document ADMITS the caller, and its exact f32
- *   distance, which also re-ranks away the i8 quantisation error), and, when fewer than
- *   `limit` survive while more permitted chunks exist, grows k' ×4. The ACL is applied to
+ *   proof of recall. It asks the ANN for k' candidates (nearest first, by the index's f16
+ *   distance), keeps those the caller may see (one SQLite query: the chunk still exists and
+ *   its document ADMITS the caller), and, when fewer than `limit` survive while more
+ *   permitted chunks exist, grows k' ×4. The ACL is applied to
  *   every candidate, never to a top-k cut. Starting k' comes from the permitted fraction
  *   (a sum over the few document rows); when it or a grown k' passes MAX_CANDIDATES the
  *   filter is selective and the leg answers exactly instead, as Lucene falls back to exact
@@ -24,10 +24,9 @@ const DENSE_SQL = `
    WHERE embedding MATCH :vector AND k = :limit AND seq IN (${PERMITTED})
    ORDER BY distance`;
 
-/** Candidates the caller may see, with their exact distance (deleted seqs simply vanish). */
+/** The candidates the caller may see (a deleted seq simply vanishes). */
 const CHECK_SQL = `
-  SELECT c.seq, vec_distance_cosine(v.embedding, :vector) AS distance
-    FROM chunks c JOIN documents d ON d.doc_id = c.doc_id JOIN chunks_vec v ON v.seq = c.seq
+  SELECT c.seq FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
    WHERE c.seq IN (SELECT value FROM json_each(:seqs)) AND ${ADMITS}`;
 
 const PERMITTED_COUNT_SQL = `SELECT coalesce(sum(d.chunk_count), 0) AS n FROM documents d WHERE ${ADMITS}`;
@@ -64,15 +63,15 @@ function annLeg(db: Database, scope: LegScope, vector: Float32Array, ann: AnnInd
   if (permitted === 0) return [];
   const size = Math.max(ann.size, 1);
   let k = Math.max(MIN_CANDIDATES, Math.ceil((OVERFETCH * want * size) / permitted));
-  const check = db.query<{ seq: number; distance: number }, Params>(CHECK_SQL);
+  const check = db.query<{ seq: number }, Params>(CHECK_SQL);
   for (;;) {
     if (k > MAX_CANDIDATES && k < size) return null;
-    const seqs = ann.search(vector, k);
-    const rows = check.all({ ...acl, vector, seqs: JSON.stringify(seqs) });
+    const found = ann.scored(vector, k);
+    const allowed = new Set(check.all({ ...acl, seqs: JSON.stringify(found.map((f) => f.seq)) }).map((r) => r.seq));
+    const rows = found.filter((f) => allowed.has(f.seq));
     // Enough permitted candidates, or the ANN was asked for everything it holds.
     if (rows.length >= Math.min(want, permitted) || k >= size) {
       if (rows.length < Math.min(want, permitted)) return null; // the graph missed some: be exact
-      rows.sort((a, b) => a.distance - b.distance || a.seq - b.seq);
       return rows.slice(0, want).map((r) => ({ id: String(r.seq), score: 1 - r.distance }));
     }
     k *= 4;
