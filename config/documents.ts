@@ -18,6 +18,8 @@ export const documentsEnv = z.object({
   CAIRN_OPENSEARCH_REPLICAS: z.coerce.number().int().min(0).max(5).default(0),
   /** Threads that run embedded document searches (brute-force KNN) off the event loop; 0 = inline. */
   CAIRN_SEARCH_THREADS: z.coerce.number().int().min(0).max(64).default(1),
+  /** Tenants with fewer chunks keep exact vector search; above, the HNSW index (docs/search.md). 0 = always HNSW. */
+  CAIRN_ANN_MIN_CHUNKS: z.coerce.number().int().min(0).default(20_000),
   /** Local embedding models (docs/embeddings.md), installed by `scripts/setup.sh --models`. */
   CAIRN_EMBEDDING_MODEL: z.enum(EMBEDDING_MODEL_CHOICES).default("bge-small-en-v1.5+e5-small-v2"),
   /** Where set-up put the models; default ${XDG_CACHE_HOME:-~/.cache}/cairn/models. */
@@ -94,6 +96,8 @@ export interface DocumentsConfig {
   readonly opensearch: { url: string; replicas: number } | null;
   /** Search threads of the embedded document index. */
   readonly searchThreads: number;
+  /** Chunks from which a tenant's vector leg uses its HNSW index instead of exact search. */
+  readonly annMinChunks: number;
   /** Sentence embeddings for documents: local ONNX models, or a remote endpoint when its URL is set. */
   readonly embeddings:
     | { kind: "onnx"; model: EmbeddingModelChoice; modelsDir: string; threads: number; batchSize: number }
@@ -136,6 +140,7 @@ export function documentsConfig(e: DocumentsEnv, env: Record<string, string | un
   return {
     opensearch: e.CAIRN_OPENSEARCH_URL ? { url: e.CAIRN_OPENSEARCH_URL, replicas: e.CAIRN_OPENSEARCH_REPLICAS } : null,
     searchThreads: e.CAIRN_SEARCH_THREADS,
+    annMinChunks: e.CAIRN_ANN_MIN_CHUNKS,
     embeddings: e.CAIRN_EMBEDDINGS_URL
       ? {
           kind: "http",
