@@ -2,7 +2,7 @@
  * Documents: the search index (OpenSearch or embedded SQLite), sentence embeddings,
  * the chat model for answers, text extraction (with an optional vision model), and uploads.
  */
-import { homedir } from "node:os";
+import { availableParallelism, homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError, optionalUrl } from "./env.ts";
@@ -28,8 +28,12 @@ export const documentsEnv = z.object({
     .trim()
     .optional()
     .transform((v) => (v === "" ? undefined : v)),
-  /** ONNX Runtime threads for the local models; 0 = one per core. */
+  /** ONNX Runtime threads per model process; 0 = the cores divided among the processes. */
   CAIRN_EMBEDDING_THREADS: z.coerce.number().int().min(0).max(256).default(0),
+  /** Model processes of the local embedder (batches run in parallel); 0 = derived from the cores. */
+  CAIRN_EMBEDDING_PROCESSES: z.coerce.number().int().min(0).max(64).default(0),
+  /** Local weights: int8 (dynamic quantisation made at set-up, ~2x faster) or the fp32 export. */
+  CAIRN_EMBEDDING_PRECISION: z.enum(["int8", "fp32"]).default("int8"),
   /** Texts per inference batch (local) or per request (remote). */
   CAIRN_EMBEDDING_BATCH: z.coerce.number().int().min(1).max(512).default(16),
   /** A remote embeddings endpoint instead of the local models: OpenAI-compatible or TEI /embed. */
@@ -100,7 +104,16 @@ export interface DocumentsConfig {
   readonly annMinChunks: number;
   /** Sentence embeddings for documents: local ONNX models, or a remote endpoint when its URL is set. */
   readonly embeddings:
-    | { kind: "onnx"; model: EmbeddingModelChoice; modelsDir: string; threads: number; batchSize: number }
+    | {
+        kind: "onnx";
+        model: EmbeddingModelChoice;
+        modelsDir: string;
+        precision: "int8" | "fp32";
+        /** Model processes, and ONNX Runtime threads in each (processes x threads <= cores by default). */
+        processes: number;
+        threads: number;
+        batchSize: number;
+      }
     | {
         kind: "http";
         url: string;
@@ -159,7 +172,8 @@ export function documentsConfig(e: DocumentsEnv, env: Record<string, string | un
           modelsDir: resolve(
             e.CAIRN_MODELS_DIR ?? join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "cairn", "models"),
           ),
-          threads: e.CAIRN_EMBEDDING_THREADS,
+          precision: e.CAIRN_EMBEDDING_PRECISION,
+          ...embeddingPool(e.CAIRN_EMBEDDING_PROCESSES, e.CAIRN_EMBEDDING_THREADS, availableParallelism()),
           batchSize: e.CAIRN_EMBEDDING_BATCH,
         },
     llm:
@@ -191,4 +205,19 @@ export function documentsConfig(e: DocumentsEnv, env: Record<string, string | un
       maxWaitMs: e.CAIRN_UPLOAD_WAIT_MS,
     },
   };
+}
+
+/**
+ * Model processes and threads per process of the local embedder. Unset (0), the processes are
+ * half the cores (at least 1, at most 8) and each gets an equal share of the cores, so the pool
+ * never runs more ONNX threads than there are cores: oversubscribed, the threads of the two
+ * models and of the processes preempt each other and throughput falls (docs/embeddings.md).
+ */
+export function embeddingPool(
+  processes: number,
+  threads: number,
+  cores: number,
+): { processes: number; threads: number } {
+  const p = processes > 0 ? processes : Math.min(8, Math.max(1, Math.floor(cores / 2)));
+  return { processes: p, threads: threads > 0 ? threads : Math.max(1, Math.floor(cores / p)) };
 }

@@ -8,6 +8,13 @@
 # Maven Central publishes, then the model and tokenizer are unzipped into
 #   ${CAIRN_MODELS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cairn/models}/<model>/{model.onnx,tokenizer.json}
 #
+# Each fp32 model also gets its int8 dynamic quantisation, model.int8.onnx beside it (the
+# service's default weights, CAIRN_EMBEDDING_PRECISION=int8; docs/embeddings.md), made here by
+# scripts/quantize-embedding.py with onnxruntime's quantize_dynamic: deterministic, stamped with
+# the fp32 model's SHA-256 and the onnxruntime version, so it is redone only when either changes.
+# Python with onnxruntime: $CAIRN_PYTHON, else the lab's venv, else python3, else a private venv
+# in the models folder with the lab's pinned onnxruntime (needs PyPI once).
+#
 # CAIRN_EMBEDDING_MODEL=bge-base-en-v1.5 (needs huggingface.co): a native 768-d model, the ONNX
 # export of Xenova/bge-base-en-v1.5, checked against the SHA-256 the Hugging Face API publishes.
 set -euo pipefail
@@ -86,15 +93,43 @@ install_hf() { # name repo revision
   rm -rf "$target" && mv "$tmp" "$target" && tmp=""
 }
 
+# A Python that can import onnxruntime.quantization (see the header for the order tried).
+ORT_PIN="onnxruntime==1.32.0 onnx==1.23.2"
+quantize_python() {
+  local py
+  for py in "${CAIRN_PYTHON:-}" "$(dirname "$0")/../lab/.venv/bin/python" python3 "$dir/.venv-quantize/bin/python"; do
+    [ -n "$py" ] && command -v "$py" >/dev/null 2>&1 &&
+      "$py" -c 'import onnxruntime.quantization' >/dev/null 2>&1 && { echo "$py"; return 0; }
+  done
+  command -v python3 >/dev/null || return 1
+  say "installing onnxruntime into $dir/.venv-quantize (to quantise the models)"
+  python3 -m venv "$dir/.venv-quantize" >&2 && "$dir/.venv-quantize/bin/pip" install --quiet $ORT_PIN >&2 &&
+    echo "$dir/.venv-quantize/bin/python"
+}
+
+quantize() { # name
+  local target="$dir/$1" py
+  py="$(quantize_python)" || fail "no Python with onnxruntime to quantise $1: run scripts/setup.sh --lab, or use CAIRN_EMBEDDING_PRECISION=fp32"
+  local want; want="int8-dynamic-matmul $(sha256sum "$target/model.onnx" | cut -c1-64) ort-$("$py" -c 'import onnxruntime; print(onnxruntime.__version__)')"
+  [ -f "$target/model.int8.onnx" ] && [ "$(cat "$target/.cairn-int8-stamp" 2>/dev/null)" = "$want" ] && return 0
+  say "quantising $1 to int8"
+  "$py" "$(dirname "$0")/quantize-embedding.py" "$target/model.onnx" "$target/model.int8.onnx" 2>/dev/null ||
+    fail "could not quantise $1"
+  chmod 644 "$target/model.int8.onnx"
+  echo "$want" >"$target/.cairn-int8-stamp"
+}
+
 mkdir -p "$dir"
 case "$choice" in
   bge-small-en-v1.5+e5-small-v2)
     for m in "${MAVEN_MODELS[@]}"; do
       # shellcheck disable=SC2086
       install_maven $m
+      quantize "${m%% *}"
     done ;;
   bge-base-en-v1.5)
     # shellcheck disable=SC2086
-    install_hf ${HF_MODELS[0]} ;;
+    install_hf ${HF_MODELS[0]}
+    quantize bge-base-en-v1.5 ;;
   *) fail "unknown CAIRN_EMBEDDING_MODEL '$choice' (bge-small-en-v1.5+e5-small-v2 or bge-base-en-v1.5)" ;;
 esac

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { availableParallelism } from "node:os";
 import type { Server } from "bun";
+import { embeddingPool } from "../../config/documents.ts";
 import { ConfigError, EMBEDDING_MODEL_CHOICES, loadConfig } from "../../config.ts";
 import { EMBEDDING_DIM } from "../../domain/documents/types.ts";
 import { createEmbedder, EMBEDDING_MODEL_NAMES, EMBEDDING_MODELS, EmbeddingWidthError } from "./index.ts";
@@ -10,11 +12,33 @@ describe("embedding configuration", () => {
       kind: "onnx",
       model: "bge-small-en-v1.5+e5-small-v2",
       modelsDir: "/var/cache/x/cairn/models",
-      threads: 0,
+      precision: "int8",
+      ...embeddingPool(0, 0, availableParallelism()),
       batchSize: 16,
     });
     const c = loadConfig({ CAIRN_MODELS_DIR: "/opt/models", CAIRN_EMBEDDING_MODEL: "bge-base-en-v1.5" });
     expect(c.embeddings).toMatchObject({ kind: "onnx", model: "bge-base-en-v1.5", modelsDir: "/opt/models" });
+  });
+
+  test("precision and the model-process pool: int8 by default, processes x threads never above the cores", () => {
+    expect(loadConfig({ CAIRN_EMBEDDING_PRECISION: "fp32" }).embeddings).toMatchObject({ precision: "fp32" });
+    expect(() => loadConfig({ CAIRN_EMBEDDING_PRECISION: "int4" })).toThrow(/CAIRN_EMBEDDING_PRECISION/);
+    expect(() => loadConfig({ CAIRN_EMBEDDING_PROCESSES: "-1" })).toThrow(/CAIRN_EMBEDDING_PROCESSES/);
+    // Unset: half the cores as processes (1..8), the cores shared equally among them.
+    expect(embeddingPool(0, 0, 1)).toEqual({ processes: 1, threads: 1 });
+    expect(embeddingPool(0, 0, 2)).toEqual({ processes: 1, threads: 2 });
+    expect(embeddingPool(0, 0, 16)).toEqual({ processes: 8, threads: 2 });
+    expect(embeddingPool(0, 0, 64)).toEqual({ processes: 8, threads: 8 });
+    for (const cores of [1, 2, 3, 4, 7, 16, 64]) {
+      const p = embeddingPool(0, 0, cores);
+      expect(p.processes * p.threads).toBeLessThanOrEqual(cores);
+    }
+    // Either set: the other is derived; both set: taken as given.
+    expect(embeddingPool(4, 0, 16)).toEqual({ processes: 4, threads: 4 });
+    expect(embeddingPool(0, 3, 16)).toEqual({ processes: 8, threads: 3 });
+    expect(embeddingPool(3, 5, 2)).toEqual({ processes: 3, threads: 5 });
+    const c = loadConfig({ CAIRN_EMBEDDING_PROCESSES: "3", CAIRN_EMBEDDING_THREADS: "1" }).embeddings;
+    expect(c).toMatchObject({ processes: 3, threads: 1 });
   });
 
   test("CAIRN_EMBEDDINGS_URL selects the remote adapter", () => {

@@ -22,6 +22,9 @@ export {
   EMBEDDING_MODELS,
   type EmbeddingModelName,
   ModelNotInstalledError,
+  modelKey,
+  PRECISIONS,
+  type Precision,
 } from "./models.ts";
 export { OnnxEmbedder, type OnnxEmbedderOptions } from "./onnx.ts";
 
@@ -47,6 +50,8 @@ export async function createEmbedder(cfg: Config["embeddings"]): Promise<Embedde
     modelsDir: cfg.modelsDir,
     components,
     name: cfg.model,
+    precision: cfg.precision,
+    processes: cfg.processes,
     threads: cfg.threads,
     batchSize: cfg.batchSize,
   });

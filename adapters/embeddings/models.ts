@@ -77,8 +77,29 @@ export interface ModelFiles {
   tokenizer: string;
 }
 
-export function componentFiles(modelsDir: string, c: ComponentModel): ModelFiles {
-  return { onnx: join(modelsDir, c.name, "model.onnx"), tokenizer: join(modelsDir, c.name, "tokenizer.json") };
+/**
+ * Which weights of a model are loaded: the fp32 export as published, or its int8 dynamic
+ * quantisation (MatMul weights in int8, made at set-up by scripts/quantize-embedding.py).
+ * int8 is ~2x faster on CPU and agrees with fp32 to a mean cosine above 0.99
+ * (docs/embeddings.md, "Precision").
+ */
+export type Precision = "int8" | "fp32";
+export const PRECISIONS = ["int8", "fp32"] as const satisfies readonly Precision[];
+
+/** The file of each precision, side by side in the model's folder. */
+const ONNX_FILE: Record<Precision, string> = { fp32: "model.onnx", int8: "model.int8.onnx" };
+
+export function componentFiles(modelsDir: string, c: ComponentModel, precision: Precision = "fp32"): ModelFiles {
+  return { onnx: join(modelsDir, c.name, ONNX_FILE[precision]), tokenizer: join(modelsDir, c.name, "tokenizer.json") };
+}
+
+/**
+ * The name an embedder reports as `model`, which callers key stored vectors by (the retrieval
+ * evaluation's vector cache): int8 vectors are close to fp32 ones but not equal, so the two
+ * precisions never share a key. fp32 keeps the bare name, so existing caches stay valid.
+ */
+export function modelKey(name: string, precision: Precision): string {
+  return precision === "fp32" ? name : `${name}@${precision}`;
 }
 
 export class ModelNotInstalledError extends Error {
@@ -86,14 +107,20 @@ export class ModelNotInstalledError extends Error {
 }
 
 /** Throws naming the set-up command when a component's files are missing. */
-export function assertInstalled(modelsDir: string, components: readonly ComponentModel[], choice: string): void {
+export function assertInstalled(
+  modelsDir: string,
+  components: readonly ComponentModel[],
+  choice: string,
+  precision: Precision = "fp32",
+): void {
   for (const c of components) {
-    const f = componentFiles(modelsDir, c);
+    const f = componentFiles(modelsDir, c, precision);
     for (const p of [f.onnx, f.tokenizer]) {
       if (!existsSync(p)) {
+        const alt = precision === "int8" ? " (or load the fp32 weights: CAIRN_EMBEDDING_PRECISION=fp32)" : "";
         throw new ModelNotInstalledError(
-          `embedding model ${c.name} is not installed (${p} is missing): run ` +
-            `CAIRN_EMBEDDING_MODEL=${choice} CAIRN_MODELS_DIR=${modelsDir} scripts/setup.sh --models`,
+          `embedding model ${c.name} (${precision}) is not installed (${p} is missing): run ` +
+            `CAIRN_EMBEDDING_MODEL=${choice} CAIRN_MODELS_DIR=${modelsDir} scripts/setup.sh --models${alt}`,
         );
       }
     }

@@ -10,26 +10,36 @@
  * new work, never drop accepted work). Texts are clipped before they are queued
  * (encode.clipText), so the queue is bounded in bytes as well as in count.
  *
- * The model process is started by create() and must answer "ready" (models loaded) before
+ * A pool of `processes` model processes (each with `threads` ONNX Runtime threads) serves the
+ * batches: each batch goes to the process with the fewest batches in hand, so the batches of
+ * one large upload run on every core at once, and a long batch in one process never holds the
+ * batches of other uploads that another process can take. processes x threads should not
+ * exceed the cores (the config derives threads from that; docs/embeddings.md).
+ *
+ * Every model process is started by create() and must answer "ready" (models loaded) before
  * the embedder is returned, so a missing or broken model fails start-up, not the first upload.
  * A process that dies later (a native crash, a kill) fails only the batches it held, with
- * "unavailable"; the next batch starts a new one.
+ * "unavailable"; the next batch sent to its place starts a new one.
  */
-import type { Subprocess } from "bun";
 import type { Embedder } from "../../domain/documents/ports.ts";
 import type { EmbedKind } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import { clipText } from "./encode.ts";
-import { assertInstalled, type ComponentModel, componentFiles } from "./models.ts";
-import type { FromWorker, ToWorker } from "./protocol.ts";
+import { type ModelProcess, startModelProcess } from "./model-process.ts";
+import { assertInstalled, type ComponentModel, modelKey, type Precision } from "./models.ts";
+import type { FromWorker } from "./protocol.ts";
 
 export interface OnnxEmbedderOptions {
   modelsDir: string;
   /** Component models, concatenated in this order (models.EMBEDDING_MODELS[name]). */
   components: readonly ComponentModel[];
-  /** Label returned as `model`; defaults to the components' names joined by "+". */
+  /** Label returned as `model` (with "@int8" for int8); defaults to the components' names joined by "+". */
   name?: string;
-  /** ONNX Runtime intra-op threads; 0 = its default (one per core). */
+  /** Weights to load: the published fp32 export (the default here) or its int8 quantisation. */
+  precision?: Precision;
+  /** Model processes in the pool (default 1). */
+  processes?: number;
+  /** ONNX Runtime intra-op threads per process; 0 = its default (one per core). */
   threads?: number;
   batchSize?: number;
   maxPendingBatches?: number;
@@ -41,6 +51,16 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
+/** One place in the pool: its running process (null after a crash) and the batches it holds. */
+interface Slot {
+  worker: ModelProcess | null;
+  starting: Promise<ModelProcess> | null;
+  readonly inFlight: Map<number, Pending>;
+  /** Batches given to this place and not yet answered (counted before the send is awaited). */
+  assigned: number;
+  drained: (() => void) | null;
+}
+
 export class OnnxEmbedder implements Embedder {
   readonly dim: number;
   readonly model: string;
@@ -48,37 +68,49 @@ export class OnnxEmbedder implements Embedder {
   private readonly maxPending: number;
   private readonly maxWaiting: number;
   private readonly maxTokens: number;
-  private readonly inFlight = new Map<number, Pending>();
+  private readonly slots: Slot[];
   private readonly waiting: (() => void)[] = [];
   private slotsUsed = 0;
   private nextId = 1;
   private closed = false;
-  /** The running model process; null after a crash until the next batch starts a new one. */
-  private worker: ModelProcess | null;
-  private starting: Promise<ModelProcess> | null = null;
-  private drained: (() => void) | null = null;
   /** How many times a crashed worker was replaced (for logs and tests). */
   restarts = 0;
 
   private constructor(
-    worker: ModelProcess,
+    workers: ModelProcess[],
     private readonly opts: OnnxEmbedderOptions,
   ) {
     this.dim = opts.components.reduce((s, c) => s + c.dim, 0);
-    this.model = opts.name ?? opts.components.map((c) => c.name).join("+");
+    this.model = modelKey(opts.name ?? opts.components.map((c) => c.name).join("+"), opts.precision ?? "fp32");
     this.batchSize = opts.batchSize ?? 16;
-    this.maxPending = opts.maxPendingBatches ?? 4;
+    // Two batches per process keep each one busy while the next batch is sent.
+    this.maxPending = opts.maxPendingBatches ?? Math.max(4, 2 * workers.length);
     this.maxWaiting = opts.maxWaitingBatches ?? 1024;
     this.maxTokens = Math.max(...opts.components.map((c) => c.maxTokens));
-    this.worker = this.adopt(worker);
+    this.slots = workers.map((w) => {
+      const slot: Slot = { worker: null, starting: null, inFlight: new Map(), assigned: 0, drained: null };
+      slot.worker = this.adopt(slot, w);
+      return slot;
+    });
   }
 
-  /** Starts the model process and waits until every model is loaded; throws when one cannot be. */
+  /** Starts every model process and waits until each has loaded every model; throws when one cannot. */
   static async create(opts: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
     if (opts.components.length === 0) throw new Error("OnnxEmbedder needs at least one model");
     const label = opts.name ?? opts.components.map((c) => c.name).join("+");
-    assertInstalled(opts.modelsDir, opts.components, label);
-    return new OnnxEmbedder(await startWorker(opts), opts);
+    const precision = opts.precision ?? "fp32";
+    assertInstalled(opts.modelsDir, opts.components, label, precision);
+    const n = Math.max(1, opts.processes ?? 1);
+    const started = await Promise.allSettled(Array.from({ length: n }, () => startWorker(opts)));
+    const failed = started.find((r) => r.status === "rejected");
+    if (failed) {
+      for (const r of started) if (r.status === "fulfilled") r.value.stop();
+      throw failed.reason;
+    }
+    return new OnnxEmbedder(
+      started.map((r) => (r as PromiseFulfilledResult<ModelProcess>).value),
+      opts,
+    );
   }
 
   async embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
@@ -100,69 +132,82 @@ export class OnnxEmbedder implements Embedder {
     return out;
   }
 
-  /** Process id of the running model process (null when none), for operators and tests. */
+  /** Process id of the first model process (null when none is running), for operators and tests. */
   get pid(): number | null {
-    return this.worker?.proc.pid ?? null;
+    return this.slots[0]?.worker?.proc.pid ?? null;
   }
 
-  /** Refuses new work, lets the batches already in the model process finish, then stops it. */
+  /** Process ids of the running model processes, one per pool place (null where none runs). */
+  get pids(): (number | null)[] {
+    return this.slots.map((s) => s.worker?.proc.pid ?? null);
+  }
+
+  /** Refuses new work, lets the batches already in the model processes finish, then stops them. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const w of this.waiting.splice(0)) w();
-    const worker = this.worker ?? (await this.starting?.catch(() => null)) ?? null;
+    await Promise.all(this.slots.map((slot) => this.closeSlot(slot)));
+  }
+
+  private async closeSlot(slot: Slot): Promise<void> {
+    const worker = slot.worker ?? (await slot.starting?.catch(() => null)) ?? null;
     if (!worker) return;
-    if (this.inFlight.size > 0) {
+    if (slot.inFlight.size > 0) {
       const drained = new Promise<void>((resolve) => {
-        this.drained = resolve;
+        slot.drained = resolve;
       });
       worker.send({ type: "drain" });
       await drained;
     }
-    this.worker = null;
+    slot.worker = null;
     worker.stop();
   }
 
-  /** Runs one batch once a queue slot is free. */
+  /** Runs one batch once a queue slot is free, in the process with the fewest batches in hand. */
   private async run(texts: string[], kind: EmbedKind): Promise<Float32Array> {
     await this.acquire();
+    // Chosen and counted in one synchronous step, so batches admitted together spread out.
+    const slot = this.slots.reduce((a, b) => (b.assigned < a.assigned ? b : a));
+    slot.assigned++;
     try {
       this.assertUsable();
-      const worker = await this.currentWorker();
+      const worker = await this.currentWorker(slot);
       const id = this.nextId++;
-      const rows = new Promise<Float32Array>((resolve, reject) => this.inFlight.set(id, { resolve, reject }));
+      const rows = new Promise<Float32Array>((resolve, reject) => slot.inFlight.set(id, { resolve, reject }));
       worker.send({ type: "embed", id, texts, kind });
       return await rows;
     } finally {
+      slot.assigned--;
       this.releaseSlot();
     }
   }
 
-  /** The live model process, or a new one (single flight) after a crash. */
-  private async currentWorker(): Promise<ModelProcess> {
-    if (this.worker) return this.worker;
-    this.starting ??= startWorker(this.opts).then(
+  /** The slot's live model process, or a new one (single flight) after a crash. */
+  private async currentWorker(slot: Slot): Promise<ModelProcess> {
+    if (slot.worker) return slot.worker;
+    slot.starting ??= startWorker(this.opts).then(
       (w) => {
-        this.starting = null;
+        slot.starting = null;
         if (this.closed) {
           w.stop();
           throw new AppError("unavailable", "the embedder is closed");
         }
         this.restarts++;
-        this.worker = this.adopt(w);
+        slot.worker = this.adopt(slot, w);
         return w;
       },
       (err: unknown) => {
-        this.starting = null;
+        slot.starting = null;
         throw new AppError("unavailable", `the embedding process could not be restarted: ${(err as Error).message}`);
       },
     );
-    return this.starting;
+    return slot.starting;
   }
 
-  private adopt(worker: ModelProcess): ModelProcess {
-    worker.onMessage = (msg) => this.onMessage(msg);
-    worker.onExit = (reason) => this.lost(worker, `embedding process ${reason}`);
+  private adopt(slot: Slot, worker: ModelProcess): ModelProcess {
+    worker.onMessage = (msg) => this.onMessage(slot, msg);
+    worker.onExit = (reason) => this.lost(slot, worker, `embedding process ${reason}`);
     return worker;
   }
 
@@ -189,12 +234,12 @@ export class OnnxEmbedder implements Embedder {
     if (this.closed) throw new AppError("unavailable", "the embedder is closed");
   }
 
-  private onMessage(msg: FromWorker): void {
-    if (msg.type === "drained") this.drained?.();
+  private onMessage(slot: Slot, msg: FromWorker): void {
+    if (msg.type === "drained") slot.drained?.();
     if (msg.type !== "result" && msg.type !== "error") return;
-    const p = this.inFlight.get(msg.id);
+    const p = slot.inFlight.get(msg.id);
     if (!p) return;
-    this.inFlight.delete(msg.id);
+    slot.inFlight.delete(msg.id);
     if (msg.type === "result") p.resolve(msg.vectors);
     else p.reject(new Error(`embedding failed: ${msg.message}`));
   }
@@ -203,75 +248,20 @@ export class OnnxEmbedder implements Embedder {
    * The model process died (a native crash, a kill, or it exited): the batches it held fail
    * with "unavailable"; the next batch starts a fresh process.
    */
-  private lost(worker: ModelProcess, reason: string): void {
-    if (this.worker !== worker) return;
-    this.worker = null;
-    this.rejectInFlight(reason);
-    this.drained?.();
-  }
-
-  private rejectInFlight(reason: string): void {
-    for (const p of this.inFlight.values()) p.reject(new AppError("unavailable", reason));
-    this.inFlight.clear();
+  private lost(slot: Slot, worker: ModelProcess, reason: string): void {
+    if (slot.worker !== worker) return;
+    slot.worker = null;
+    for (const p of slot.inFlight.values()) p.reject(new AppError("unavailable", reason));
+    slot.inFlight.clear();
+    slot.drained?.();
   }
 }
 
-/**
- * One model process: a Bun child with an IPC channel (structured-clone messages, so vectors
- * arrive as Float32Array). `onExit` fires once, however the process ends.
- */
-class ModelProcess {
-  onMessage: (msg: FromWorker) => void = () => {};
-  onExit: (reason: string) => void = () => {};
-  readonly proc: Subprocess;
-  private stopping = false;
-
-  constructor() {
-    this.proc = Bun.spawn([process.execPath, new URL("./onnx-host.ts", import.meta.url).pathname], {
-      ipc: (msg: FromWorker) => this.onMessage(msg),
-      serialization: "advanced",
-      stdin: "ignore",
-      stdout: "ignore",
-      // The child's own errors (a native crash report) go where the service's own stderr goes.
-      stderr: "inherit",
-      env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: "skip" },
-    });
-    void this.proc.exited.then((code) => {
-      const how = this.proc.signalCode ? `was killed by ${this.proc.signalCode}` : `exited with code ${code}`;
-      this.onExit(this.stopping ? "was stopped" : how);
-    });
-  }
-
-  send(msg: ToWorker): void {
-    this.proc.send(msg);
-  }
-
-  stop(): void {
-    this.stopping = true;
-    this.proc.kill("SIGTERM");
-  }
-}
-
-/** A model process with every model loaded, or the reason it could not load them. */
-async function startWorker(opts: OnnxEmbedderOptions): Promise<ModelProcess> {
-  const worker = new ModelProcess();
-  const ready = new Promise<void>((resolve, reject) => {
-    worker.onMessage = (msg) => {
-      if (msg.type === "ready") resolve();
-      else if (msg.type === "fatal") reject(new Error(`embedding models failed to load: ${msg.message}`));
-    };
-    worker.onExit = (reason) => reject(new Error(`embedding models failed to load: the model process ${reason}`));
-  });
-  worker.send({
-    type: "init",
-    components: opts.components.map((model) => ({ model, files: componentFiles(opts.modelsDir, model) })),
+function startWorker(opts: OnnxEmbedderOptions): Promise<ModelProcess> {
+  return startModelProcess({
+    modelsDir: opts.modelsDir,
+    components: opts.components,
+    precision: opts.precision ?? "fp32",
     threads: opts.threads ?? 0,
   });
-  try {
-    await ready;
-  } catch (err) {
-    worker.stop();
-    throw err;
-  }
-  return worker;
 }
