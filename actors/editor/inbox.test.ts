@@ -42,11 +42,14 @@ afterEach(async () => {
 });
 
 /** A Hocuspocus-flavoured peer (no address framing): it receives a SyncStatus per update. */
-class HocuspocusPeer extends RecordingPeer {
-  override readonly hocuspocus = true;
-  acks(): number {
-    return this.frames.filter((f) => f[0] === MSG.syncStatus && f[1] === 1).length;
-  }
+type HocuspocusPeer = RecordingPeer & { acks(): number };
+function hocuspocusPeer(): HocuspocusPeer {
+  const peer = new RecordingPeer();
+  // RecordingPeer types `hocuspocus` as the literal false; the room reads it at run time.
+  Object.defineProperty(peer, "hocuspocus", { value: true });
+  return Object.assign(peer, {
+    acks: () => peer.frames.filter((f) => f[0] === MSG.syncStatus && f[1] === 1).length,
+  });
 }
 
 const text = (doc: Y.Doc) => doc.getText("t").toString();
@@ -69,7 +72,7 @@ describe("collab room inbox", () => {
     const id = crypto.randomUUID();
     const rooms = makeRooms(p, { flushIntervalMs: 1_000 }); // a long tick: updates wait in the inbox
     const room = await rooms.room(id);
-    const writers = [new HocuspocusPeer(), new HocuspocusPeer()];
+    const writers = [hocuspocusPeer(), hocuspocusPeer()];
     for (const w of writers) room.join(w);
     const docs = [new Y.Doc(), new Y.Doc()];
     let sent = 0;
@@ -159,7 +162,7 @@ describe("collab room inbox", () => {
     const rooms = makeRooms(p, { flushIntervalMs: 50 });
     const room = await rooms.room(crypto.randomUUID());
     const other = new RecordingPeer();
-    const slow = new HocuspocusPeer();
+    const slow = hocuspocusPeer();
     const observer = new RecordingPeer();
     for (const peer of [other, slow, observer]) room.join(peer);
     // Warm up: both have been sent the first tick.
