@@ -1,0 +1,292 @@
+/**
+ * Document ingest throughput end to end, to searchable (issue 20): every real document under
+ * ../shared/data/documents (or test/fixtures/documents) uploaded through DocumentService.upload,
+ * the service's own path (Extractor worker pool -> chunkDocument -> the local 768-d embedder ->
+ * SqliteDocumentIndex.putDocument; upload() answers once the chunks are committed, so a
+ * document counts when it is searchable), `CAIRN_UPLOAD_CONCURRENCY` uploads at a time as the
+ * upload gate admits them.
+ *
+ *   node_modules/.bin/bun bench/documents-ingest.ts      (BENCH_QUICK=1: a quarter of the files)
+ *
+ * Reported (bench/runner.ts JSON lines):
+ * - pages/s end to end, pages/s per core of the machine and per core actually used (CPU seconds
+ *   of this process, its extraction threads and the model processes, over the wall time);
+ * - seconds in each stage (parse, chunk, embed, index), summed over documents (stages of
+ *   different documents overlap, so the sum can exceed the wall time);
+ * - peers, same run: the service as it was before issue 20 (fp32 weights in one process,
+ *   one upload at a time: BENCH_INGEST_BASELINE=0 skips it), and the ceilings of our own
+ *   stages alone (extraction only; embedding only). Named reference, not run: Docling on CPU,
+ *   0.6-1.3 pages/s as its authors publish it; it needs its layout and table models from
+ *   Hugging Face, which this machine cannot reach (docs/documents.md).
+ *
+ * Timings on a shared machine move with its load; the first lines record cores and load.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { SqliteDocumentIndex } from "../adapters/docindex/sqlite.ts";
+import { OnnxEmbedder, type Precision } from "../adapters/embeddings/index.ts";
+import { EMBEDDING_MODELS } from "../adapters/embeddings/models.ts";
+import { Extractor } from "../adapters/extract/index.ts";
+import { loadConfig } from "../config.ts";
+import { canSee } from "../domain/documents/acl.ts";
+import { chunkDocument } from "../domain/documents/chunking.ts";
+import type { BarrierStore } from "../domain/documents/ports.ts";
+import { DocumentService } from "../domain/documents/service.ts";
+import { UploadGate } from "../domain/documents/upload-gate.ts";
+import type { FinancialsReader } from "../domain/financials/ports.ts";
+import { childrenCpuSeconds, ownCpuSeconds } from "./cpu-time.ts";
+import { emit, emitPair, QUICK, round } from "./runner.ts";
+
+const CORES = cpus().length;
+const config = loadConfig();
+if (config.embeddings.kind !== "onnx") throw new Error("bench/documents-ingest measures the local models");
+const emb = config.embeddings;
+
+function files(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name !== "README.md")
+      .map((e) => join(e.parentPath, e.name))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+const docsRoot = process.env.CAIRN_SHARED_DATA
+  ? join(process.env.CAIRN_SHARED_DATA, "documents")
+  : resolve(import.meta.dir, "../../shared/data/documents");
+let paths = files(docsRoot);
+if (!paths.length) paths = files(resolve(import.meta.dir, "../test/fixtures/documents"));
+if (QUICK) paths = paths.filter((_, i) => i % 4 === 0);
+const uploads = paths.map((p) => ({ filename: p, mimeType: "application/octet-stream", bytes: readFileSync(p) }));
+
+const note = (bench: string, metric: string, value: number, unit: string) =>
+  emit({ bench, metric, value: round(value, 3), unit, peer: null, ratio: null });
+note("documents-ingest/machine", "cpus", CORES, "cores");
+note("documents-ingest/machine", "load1", loadavg()[0] ?? 0, "load");
+
+// Upload never reads barriers (no barrier_id) or financials; these fail loudly if it ever does.
+const unused = new Proxy({}, { get: (_, k) => () => Promise.reject(new Error(`bench: unexpected call ${String(k)}`)) });
+
+interface Setup {
+  label: string;
+  precision: Precision;
+  processes: number;
+  threads: number;
+  uploadsAtOnce: number;
+}
+interface Result {
+  pages: number;
+  chunks: number;
+  docs: number;
+  wallS: number;
+  cpuS: number;
+  stages: Record<"parse" | "chunk" | "embed" | "index", number>;
+  texts: string[];
+}
+
+async function ingest(s: Setup): Promise<Result> {
+  const embedder = await OnnxEmbedder.create({
+    modelsDir: emb.modelsDir,
+    components: EMBEDDING_MODELS[emb.model],
+    name: emb.model,
+    precision: s.precision,
+    processes: s.processes,
+    threads: s.threads,
+    batchSize: emb.batchSize,
+  });
+  const extractor = new Extractor({ concurrency: Math.max(config.extraction.concurrency, s.uploadsAtOnce) });
+  const dataDir = mkdtempSync(join(tmpdir(), "cairn-bench-ingest-"));
+  const index = new SqliteDocumentIndex({ dataDir, searchThreads: 1 });
+  const tenant = { tenantId: crypto.randomUUID(), slug: "bench-ingest" };
+  await index.ensureNamespace(tenant);
+  const stages = { parse: 0, chunk: 0, embed: 0, index: 0 };
+  const timed = async <T>(stage: keyof typeof stages, fn: () => Promise<T> | T): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await fn();
+    } finally {
+      stages[stage] += (performance.now() - t) / 1000;
+    }
+  };
+  let pages = 0;
+  const texts: string[] = [];
+  const service = new DocumentService({
+    // The index itself, with putDocument timed.
+    index: new Proxy(index, {
+      get: (target, k) => {
+        if (k === "putDocument")
+          return (...a: Parameters<SqliteDocumentIndex["putDocument"]>) =>
+            timed("index", () => target.putDocument(...a));
+        const v = Reflect.get(target, k, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    }),
+    embedder: {
+      dim: embedder.dim,
+      model: embedder.model,
+      embed: (batch, kind) => timed("embed", () => embedder.embed(batch, kind)),
+      close: () => embedder.close(),
+    },
+    extract: (file) =>
+      timed("parse", async () => {
+        const doc = await extractor.extract({ filename: file.filename, bytes: file.bytes });
+        pages += doc.pages;
+        return doc;
+      }),
+    chunk: (doc) =>
+      timed("chunk", () => {
+        const chunks = chunkDocument(doc);
+        texts.push(...chunks.map((c) => c.text));
+        return chunks;
+      }),
+    barriers: unused as BarrierStore,
+    llm: null,
+    financials: unused as FinancialsReader,
+    gate: new UploadGate({
+      concurrency: s.uploadsAtOnce,
+      maxQueued: 1_000,
+      maxWaitMs: 600_000,
+      perKey: { running: s.uploadsAtOnce, queued: 1_000 },
+    }),
+    permits: canSee,
+  });
+  // Warm-up outside the clock: a worker's first parse and the models' first run.
+  await extractor.extract({ filename: "warm.txt", bytes: new TextEncoder().encode("warm up") });
+  await embedder.embed(["warm up"], "passage");
+  const cpu0 = ownCpuSeconds() + childrenCpuSeconds(embedder.pids);
+  const t0 = performance.now();
+  let chunks = 0;
+  let docs = 0;
+  await Promise.all(
+    uploads.map(async (file) => {
+      // As the upload route does: a slot of the gate, keyed by the tenant, then the upload.
+      const release = await service.gate.acquire(tenant.tenantId);
+      const done = await service
+        .upload({
+          tenant,
+          uploadedBy: "1",
+          file,
+          docType: "other",
+          entityId: null,
+          acl: { visibility: "tenant_wide", allowed_identity_ids: [], allowed_roles: [], barrier_id: null },
+        })
+        .catch(() => null) // a sample the service refuses (422) is not part of the throughput
+        .finally(release);
+      if (done) {
+        chunks += done.chunks;
+        docs++;
+      }
+    }),
+  );
+  const wallS = (performance.now() - t0) / 1000;
+  const cpuS = ownCpuSeconds() + childrenCpuSeconds(embedder.pids) - cpu0;
+  await Promise.all([embedder.close(), extractor.close()]);
+  await index.close?.();
+  rmSync(dataDir, { recursive: true, force: true });
+  return { pages, chunks, docs, wallS, cpuS, stages, texts };
+}
+
+/** Ceiling: the extraction stage alone over the same files, as many at once as the subject's uploads. */
+async function extractionOnly(atOnce: number): Promise<{ pages: number; wallS: number }> {
+  const extractor = new Extractor({ concurrency: Math.max(config.extraction.concurrency, atOnce) });
+  await extractor.extract({ filename: "warm.txt", bytes: new TextEncoder().encode("warm up") });
+  let pages = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    uploads.map((f) =>
+      extractor
+        .extract({ filename: f.filename, bytes: f.bytes })
+        .then((d) => {
+          pages += d.pages;
+        })
+        .catch(() => {}),
+    ),
+  );
+  const wallS = (performance.now() - t0) / 1000;
+  await extractor.close();
+  return { pages, wallS };
+}
+
+/** Ceiling: the embedding stage alone, every chunk of the run in one call to the subject's pool. */
+async function embeddingOnly(s: Setup, texts: string[]): Promise<number> {
+  const e = await OnnxEmbedder.create({
+    modelsDir: emb.modelsDir,
+    components: EMBEDDING_MODELS[emb.model],
+    precision: s.precision,
+    processes: s.processes,
+    threads: s.threads,
+    batchSize: emb.batchSize,
+  });
+  await e.embed(["warm up"], "passage");
+  const t0 = performance.now();
+  await e.embed(texts, "passage");
+  const wallS = (performance.now() - t0) / 1000;
+  await e.close();
+  return wallS;
+}
+
+const subject: Setup = {
+  label: `documents-ingest/service-${emb.precision}-${emb.processes}x${emb.threads}-uploads${Math.max(1, config.uploads.concurrency - 1)}`,
+  precision: emb.precision,
+  processes: emb.processes,
+  threads: emb.threads,
+  // One tenant's uploads, as many at once as the gate lets a tenant run (upload-gate.ts).
+  uploadsAtOnce: Math.max(1, config.uploads.concurrency - 1),
+};
+const baseline: Setup = {
+  label: `documents-ingest/before-issue-20-fp32-1x${CORES}-uploads1`,
+  precision: "fp32",
+  processes: 1,
+  threads: CORES,
+  uploadsAtOnce: 1,
+};
+
+const runBaseline = process.env.BENCH_INGEST_BASELINE !== "0";
+const base = runBaseline ? await ingest(baseline) : null;
+const ours = await ingest(subject);
+const ext = await extractionOnly(subject.uploadsAtOnce);
+const embS = await embeddingOnly(subject, ours.texts);
+
+note("documents-ingest/corpus", "documents", ours.docs, "docs");
+note("documents-ingest/corpus", "pages", ours.pages, "pages");
+note("documents-ingest/corpus", "chunks", ours.chunks, "chunks");
+const rate = (r: Result) => r.pages / r.wallS;
+for (const [setup, r] of [
+  [baseline, base],
+  [subject, ours],
+] as const) {
+  if (!r) continue;
+  note(setup.label, "wall_seconds", r.wallS, "s");
+  note(setup.label, "cores_used", r.cpuS / r.wallS, "cores");
+  note(setup.label, "pages_per_second_per_core_used", r.pages / r.cpuS, "pages/s/core");
+  note(setup.label, "pages_per_second_per_machine_core", rate(r) / CORES, "pages/s/core");
+  for (const [stage, sec] of Object.entries(r.stages)) note(`${setup.label}/${stage}`, "seconds", sec, "s");
+}
+if (base)
+  emitPair(
+    { bench: subject.label, value: rate(ours) },
+    { bench: baseline.label, value: rate(base) },
+    "pages_per_second",
+    "pages/s",
+  );
+emitPair(
+  { bench: subject.label, value: rate(ours) },
+  { bench: "documents-ingest/ceiling-extraction-only", value: ext.pages / ext.wallS },
+  "pages_per_second",
+  "pages/s",
+);
+emitPair(
+  { bench: subject.label, value: rate(ours) },
+  { bench: "documents-ingest/ceiling-embedding-only", value: ours.pages / embS },
+  "pages_per_second",
+  "pages/s",
+);
+// Not run here (its models come from Hugging Face): the upper end of Docling's published CPU range.
+emitPair(
+  { bench: subject.label, value: rate(ours) },
+  { bench: "documents-ingest/docling-cpu-published-upper", value: 1.3 },
+  "pages_per_second",
+  "pages/s",
+);
