@@ -13,7 +13,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { AnnBuildJob, FromAnnBuild } from "./ann-build-worker.ts";
-import { AnnIndex, chunkCount, SAVE_EVERY } from "./ann-index.ts";
+import { AnnIndex, chunkCount, saveEvery } from "./ann-index.ts";
 
 export interface AnnOptions {
   /** Tenants with fewer chunks are searched exactly (CAIRN_ANN_MIN_CHUNKS). */
@@ -62,8 +62,8 @@ export class AnnRegistry {
       }
     }
     // A fresh build is saved at once (later threads and processes load it instead of
-    // rebuilding); after that, every SAVE_EVERY changes (the log replays the rest).
-    if (!ann.saved || ann.pending >= SAVE_EVERY) ann.save();
+    // rebuilding); after that, every saveEvery(size) changes (the log replays the rest).
+    if (!ann.saved || ann.pending >= saveEvery(ann.size)) ann.save();
     this.held.set(file, ann);
     this.evict();
     return ann;

@@ -81,7 +81,9 @@ END;
 CREATE TABLE IF NOT EXISTS ann_log (
   id  INTEGER PRIMARY KEY AUTOINCREMENT,
   seq INTEGER NOT NULL,
-  op  TEXT NOT NULL CHECK (op IN ('add', 'del'))
+  op  TEXT NOT NULL CHECK (op IN ('add', 'del')),
+  -- The added chunk's embedding when the writer supplied it (else read from chunks_vec).
+  vec BLOB
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ann_ai AFTER INSERT ON chunks BEGIN
   INSERT INTO ann_log (seq, op) VALUES (new.seq, 'add');

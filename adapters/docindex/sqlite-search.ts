@@ -105,6 +105,9 @@ export function writeDocument(db: Database, doc: DocumentMeta, chunks: IndexedCh
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
     );
     const vec = db.query("INSERT INTO chunks_vec (seq, embedding) VALUES (?, ?)");
+    // The insert trigger has just logged this chunk for the HNSW holders (ann-index.ts); the
+    // vector rides along, since reading it back out of vec0 costs ~1 ms a row.
+    const logVec = db.query("UPDATE ann_log SET vec = ? WHERE id = (SELECT max(id) FROM ann_log) AND seq = ?");
     for (const c of chunks) {
       const row = insert.get(
         c.id,
@@ -122,6 +125,7 @@ export function writeDocument(db: Database, doc: DocumentMeta, chunks: IndexedCh
       );
       if (!row) throw new AppError("internal", `chunk ${c.id}: insert returned no row`);
       vec.run(row.seq, c.embedding);
+      logVec.run(c.embedding, row.seq);
     }
   }).immediate();
 }
