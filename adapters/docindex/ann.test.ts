@@ -191,7 +191,7 @@ describe("HNSW vector leg", () => {
         meta("few", { ...OPEN, visibility: "deal_private", allowed_identity_ids: ["77"] }),
         chunksOf("few", few),
       );
-      const queries = Array.from({ length: 40 }, embed);
+      const queries = Array.from({ length: 25 }, embed);
       const all = annRecallAt10(idx.pathOf(t), DIM, queries, { identity: "1", roles: ["analyst"] });
       expect(all.size).toBe(5020);
       expect(all.recallAt10).toBeGreaterThanOrEqual(0.95);
@@ -220,6 +220,31 @@ describe("HNSW vector leg", () => {
     test("close", async () => {
       await idx.close();
     });
+  });
+
+  test("a version 2 file (no ann_log) is upgraded on open and its HNSW index built from chunks_vec", async () => {
+    const dir = join(root, "v2");
+    const r = prng(3);
+    const t = tenant();
+    const make = () => new SqliteDocumentIndex({ dataDir: dir, searchThreads: 0, ann: { minChunks: 0 } });
+    let idx = make();
+    await idx.ensureNamespace(t);
+    const vecs = Array.from({ length: 40 }, () => randomUnit(r));
+    await idx.putDocument(t, meta("old"), chunksOf("old", vecs));
+    await idx.close();
+    const db = new Database(idx.pathOf(t));
+    db.exec(`DROP TRIGGER chunks_ann_ai; DROP TRIGGER chunks_ann_ad; DROP TABLE ann_log;
+             UPDATE _namespace SET value = '2' WHERE key = 'schema_version';`);
+    db.close();
+    idx = make();
+    expect(await idx.namespaceExists(t)).toBe(true);
+    expect((await dense(idx, t, vecs[9] as Float32Array, 1))[0]?.chunk_id).toBe("old:9");
+    expect(existsSync(sidecarPath(idx.pathOf(t)))).toBe(true);
+    // Writes after the upgrade are logged and reach the index.
+    const fresh = randomUnit(r);
+    await idx.putDocument(t, meta("new"), chunksOf("new", [fresh]));
+    expect((await dense(idx, t, fresh, 1))[0]?.chunk_id).toBe("new:0");
+    await idx.close();
   });
 
   test("a tenant too large to build inline is answered exactly while its index builds in the background", async () => {
