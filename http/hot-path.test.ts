@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SignJWT } from "jose";
 import pino from "pino";
 import { startTestService, type TestService } from "../test/harness.ts";
+import { serve } from "../test/serve.ts";
 import { isHotUrl } from "./hot-path.ts";
 
 // Access-log lines of the service, captured at level info.
@@ -17,6 +18,31 @@ afterAll(() => svc.close());
 const bearer = (token: string, extra: Record<string, string> = {}) => ({
   headers: { authorization: `Bearer ${token}`, ...extra },
 });
+/** Sends `head` on a fresh connection and returns the status code of the answer. */
+async function rawStatus(base: string, head: string): Promise<number> {
+  const { hostname, port } = new URL(base);
+  const { promise, resolve, reject } = Promise.withResolvers<number>();
+  let got = "";
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: {
+      data(s, chunk) {
+        got += chunk.toString();
+        const m = got.match(/^HTTP\/1\.1 (\d{3})/);
+        if (m) {
+          resolve(Number(m[1]));
+          s.end();
+        }
+      },
+      error: (_s, err) => reject(err),
+      close: () => reject(new Error(`closed before a status line: ${got.slice(0, 80)}`)),
+    },
+  });
+  socket.write(head);
+  return promise;
+}
+
 type Profile = { tier: string; current_usage: { today: number; this_month: number } };
 
 describe("which requests take the hot path", () => {
@@ -162,5 +188,37 @@ describe("the checks hold on the very next request", () => {
     expect(burst.filter((s) => s === 200)).toHaveLength(300);
     const body = (await (await svc.request("/v1/user/me", bearer(token))).json()) as Profile;
     expect(body.current_usage).toEqual({ today: 301, this_month: 301 });
+  });
+});
+
+describe("over a real socket (Bun.serve hands the request over)", () => {
+  test("answers 200 with the profile; a declared body or an encoding still meets the guards", async () => {
+    const served = serve(svc.service);
+    try {
+      const token = await svc.token("wire@example.com", "enterprise");
+      const url = `${served.url}/v1/user/me`;
+      const ok = await fetch(url, bearer(token, { "x-request-id": "wire-1" }));
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get("x-request-id")).toBe("wire-1");
+      expect(((await ok.json()) as Profile).current_usage.today).toBe(1);
+      // A GET that declares a body past the route's limit (fetch() will not send one; a raw
+      // socket does) is Hono's to judge: the same answer as the routed form of the URL.
+      const declared = (path: string) =>
+        rawStatus(
+          served.url,
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+            "Content-Length: 2000000\r\nConnection: close\r\n\r\n",
+        );
+      const declaredStatus = await declared("/v1/user/me");
+      expect(declaredStatus).toBe(await declared("/v1/user/me?via=hono"));
+      const encoded = await fetch(url, bearer(token, { "content-encoding": "br" }));
+      expect(encoded.status).toBe(415);
+      // The encoded request was refused before counting; the two declared-body ones count
+      // only if they were accepted.
+      const after = (await (await fetch(url, bearer(token))).json()) as Profile;
+      expect(after.current_usage.today).toBe(declaredStatus === 200 ? 4 : 2);
+    } finally {
+      await served.stop();
+    }
   });
 });

@@ -15,6 +15,7 @@
  * registered: it is the documented definition (OpenAPI) and serves every other shape of
  * the URL (a query string, a trailing slash, other methods).
  */
+import { maxHeaderSize } from "node:http";
 import type { Logger } from "pino";
 import { AppError } from "../domain/errors.ts";
 import { admitUser } from "./auth/guards.ts";
@@ -35,30 +36,43 @@ export function isHotUrl(url: string): boolean {
 }
 
 /**
+ * Bun's own bound on a request head (--max-http-header-size; node:http reports it). Bun
+ * answers an empty 431 past it before any handler runs, so while it is no larger than
+ * ours, a request off the wire cannot carry more than MAX_HEADER_BYTES of headers and
+ * counting them (a callback per header, ~2 us a request) proves nothing.
+ */
+const RUNTIME_HEADER_BOUND = maxHeaderSize;
+
+/**
  * What Hono's ingress middleware would refuse (or must inspect) goes to Hono: a body (the
  * body limit and JSON-depth guards), any Content-Encoding (refused as 415) and headers past
  * MAX_HEADER_BYTES (431). Nothing has been counted or logged for the request yet.
+ * `fromWire`: Bun.serve handed the request over (a server argument came with it).
  */
-function needsIngressGuards(req: Request): boolean {
+function needsIngressGuards(req: Request, fromWire: boolean): boolean {
   const h = req.headers;
-  // Off the wire a body is declared (HTTP/1.1 framing); a Request built in-process (tests,
-  // the MCP server) may carry one undeclared, so req.body is asked last.
+  if (h.get("content-encoding") !== null) return true;
+  if (!fromWire) {
+    // Built in-process (tests, the MCP server): nothing bounded it, and a GET may carry an
+    // undeclared body there.
+    return req.body !== null || headerBytes(h) > MAX_HEADER_BYTES;
+  }
+  // Off the wire a body is declared (HTTP/1.1 framing); asking req.body makes a stream object.
   const length = h.get("content-length");
-  return (
-    (length !== null && length !== "0") ||
-    h.get("transfer-encoding") !== null ||
-    h.get("content-encoding") !== null ||
-    headerBytes(h) > MAX_HEADER_BYTES ||
-    req.body !== null
-  );
+  if ((length !== null && length !== "0") || h.get("transfer-encoding") !== null) return true;
+  return RUNTIME_HEADER_BOUND > MAX_HEADER_BYTES && headerBytes(h) > MAX_HEADER_BYTES;
 }
 
-/** Wraps the app's fetch: GET HOT_PATH is served here, everything else by `fallback`. */
+/**
+ * Wraps the app's fetch: GET HOT_PATH is served here, everything else by `fallback`. The
+ * second argument is what Bun.serve passes (the server), as composition/service.ts forwards it.
+ */
 export function withHotPath<F extends Fetch>(deps: AppDeps, fallback: F): F {
-  const serve = (req: Request) => serveProfile(deps, req);
   return ((req: Request, ...rest: never[]) => {
-    if (req.method !== "GET" || !isHotUrl(req.url) || needsIngressGuards(req)) return fallback(req, ...rest);
-    return serve(req);
+    if (req.method !== "GET" || !isHotUrl(req.url) || needsIngressGuards(req, rest[0] !== undefined)) {
+      return fallback(req, ...rest);
+    }
+    return serveProfile(deps, req);
   }) as F;
 }
 
