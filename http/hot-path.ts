@@ -15,13 +15,12 @@
  * registered: it is the documented definition (OpenAPI) and serves every other shape of
  * the URL (a query string, a trailing slash, other methods).
  */
-import { maxHeaderSize } from "node:http";
 import type { Logger } from "pino";
 import { AppError } from "../domain/errors.ts";
 import { admitUser } from "./auth/guards.ts";
 import type { AppDeps } from "./deps.ts";
 import { appErrorProblem } from "./problem.ts";
-import { headerBytes, MAX_HEADER_BYTES, requestIdFor } from "./request-context.ts";
+import { headersTooLarge, requestIdFor } from "./request-context.ts";
 import { RequestLog } from "./request-log.ts";
 
 type Fetch = (req: Request, ...rest: never[]) => Response | Promise<Response>;
@@ -36,17 +35,9 @@ export function isHotUrl(url: string): boolean {
 }
 
 /**
- * Bun's own bound on a request head (--max-http-header-size; node:http reports it). Bun
- * answers an empty 431 past it before any handler runs, so while it is no larger than
- * ours, a request off the wire cannot carry more than MAX_HEADER_BYTES of headers and
- * counting them (a callback per header, ~2 us a request) proves nothing.
- */
-const RUNTIME_HEADER_BOUND = maxHeaderSize;
-
-/**
  * What Hono's ingress middleware would refuse (or must inspect) goes to Hono: a body (the
  * body limit and JSON-depth guards), any Content-Encoding (refused as 415) and headers past
- * MAX_HEADER_BYTES (431). Nothing has been counted or logged for the request yet.
+ * the bound (431; request-context.ts). Nothing has been counted or logged for the request yet.
  * `fromWire`: Bun.serve handed the request over (a server argument came with it).
  */
 function needsIngressGuards(req: Request, fromWire: boolean): boolean {
@@ -55,12 +46,12 @@ function needsIngressGuards(req: Request, fromWire: boolean): boolean {
   if (!fromWire) {
     // Built in-process (tests, the MCP server): nothing bounded it, and a GET may carry an
     // undeclared body there.
-    return req.body !== null || headerBytes(h) > MAX_HEADER_BYTES;
+    return req.body !== null || headersTooLarge(h, false);
   }
   // Off the wire a body is declared (HTTP/1.1 framing); asking req.body makes a stream object.
   const length = h.get("content-length");
   if ((length !== null && length !== "0") || h.get("transfer-encoding") !== null) return true;
-  return RUNTIME_HEADER_BOUND > MAX_HEADER_BYTES && headerBytes(h) > MAX_HEADER_BYTES;
+  return headersTooLarge(h, true);
 }
 
 /**

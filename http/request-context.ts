@@ -3,6 +3,7 @@
  * (http/hot-path.ts): the request id (echoed when well-formed, else made), the request's
  * logger, one access-log line per request, and the bound on request headers.
  */
+import { maxHeaderSize } from "node:http";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { AppEnv } from "./context.ts";
@@ -23,6 +24,23 @@ export function headerBytes(headers: Headers): number {
     n += k.length + v.length + 4;
   });
   return n;
+}
+
+/**
+ * Bun's own bound on a request head (--max-http-header-size; node:http reports it). Bun
+ * answers an empty 431 past it before any handler runs, so while it is no larger than
+ * ours, a request off the wire cannot carry more than MAX_HEADER_BYTES of headers, and
+ * counting them (a callback per header, ~2 us a request) would prove nothing.
+ */
+const RUNTIME_HEADER_BOUND = maxHeaderSize;
+
+/**
+ * True when the headers exceed MAX_HEADER_BYTES. `fromWire`: Bun.serve handed the request
+ * over (a server argument came with it); requests built in-process are always counted.
+ */
+export function headersTooLarge(headers: Headers, fromWire: boolean): boolean {
+  if (fromWire && RUNTIME_HEADER_BOUND <= MAX_HEADER_BYTES) return false;
+  return headerBytes(headers) > MAX_HEADER_BYTES;
 }
 
 /** The caller's X-Request-Id when it is well-formed, else a new one. */
