@@ -3,11 +3,11 @@
  * Database so that the same code runs on the service thread (writes) and in the search
  * workers (reads).
  *
- * The ACL pre-filter is one SQL fragment, `PERMITTED`: documents whose rules admit the
- * caller (and match the doc_id / entity_id / doc_type filters), joined to their chunks.
- * Both legs are constrained by it *inside* the engine — FTS5 with `rowid IN (PERMITTED)`,
- * sqlite-vec with `seq IN (PERMITTED)`, which vec0 applies while scanning — so each leg
- * returns its best N among permitted chunks, never the best N overall filtered afterwards.
+ * The ACL pre-filter is stated once in permitted.ts (`ADMITS`, over a document; `PERMITTED`,
+ * its chunks). Both legs apply it *inside* the engine — the keyword leg checks each FTS5 hit's
+ * document against the documents admitting the caller (keyword-leg.ts), the vector leg as
+ * dense-leg.ts describes — so each leg returns its best N among permitted chunks, never the
+ * best N overall filtered afterwards.
  * The caller's roles and barriers are bound as JSON arrays (`json_each(?)`), so the
  * statement text never depends on the caller.
  */
