@@ -60,6 +60,11 @@ const { values: args } = parseArgs({
     "no-rerank": { type: "boolean", default: false },
     /** Only fill the vector cache (a long first run, e.g. in the background), then stop. */
     "embed-only": { type: "boolean", default: false },
+    /**
+     * The keyword leg alone, with no vectors (no embedding at all): BM25 and BM25 + reranker
+     * (text features only), for sets whose corpus has not been embedded yet.
+     */
+    "bm25-only": { type: "boolean", default: false },
   },
 });
 const K_CHUNKS = Number(args["k-chunks"]);
@@ -104,12 +109,16 @@ async function evaluate(set: RetrievalSet, e: Embedder): Promise<Record<string, 
   });
   const allChunks = docs.flatMap((d) => d.chunks.map((c) => c.text));
   const tEmbed = performance.now();
-  const passageVecs = await cachedEmbed(e, allChunks, "passage");
-  const queryVecs = await cachedEmbed(
-    e,
-    set.queries.map((q) => q.text),
-    "query",
-  );
+  const BM25_ONLY = args["bm25-only"];
+  const zero = new Float32Array(e.dim);
+  const passageVecs = BM25_ONLY ? allChunks.map(() => zero) : await cachedEmbed(e, allChunks, "passage");
+  const queryVecs = BM25_ONLY
+    ? set.queries.map(() => zero)
+    : await cachedEmbed(
+        e,
+        set.queries.map((q) => q.text),
+        "query",
+      );
   const embedSeconds = (performance.now() - tEmbed) / 1000;
   if (args["embed-only"]) return { dataset: set.name, chunks: allChunks.length, embed_seconds: r4(embedSeconds) };
 
@@ -140,13 +149,14 @@ async function evaluate(set: RetrievalSet, e: Embedder): Promise<Record<string, 
     for (const [qi, q] of set.queries.entries()) {
       const vec = queryVecs[qi] as Float32Array;
       const legs: QueryLegs = { qi, query: q.text, bm25: [], dense: [] };
-      for (const mode of ["bm25", "dense"] as const) {
+      for (const mode of BM25_ONLY ? (["bm25"] as const) : (["bm25", "dense"] as const)) {
         for (const h of await index.search(q.text, vec, mode, perLeg)) {
           chunkInfo.set(h.chunk_id, { doc_id: h.doc_id, text: h.text, filename: h.document.filename });
           legs[mode].push({ id: h.chunk_id, score: h.score });
         }
       }
       legsOf.push(legs);
+      if (BM25_ONLY) continue;
       const t0 = performance.now();
       adapterHybrid.set(
         qi,
@@ -157,8 +167,8 @@ async function evaluate(set: RetrievalSet, e: Embedder): Promise<Record<string, 
     const docsOf = (ids: string[]) => ids.map((id) => (chunkInfo.get(id) as ChunkInfo).doc_id);
     perMode.bm25 = scoreRankings(set, (qi) => docsOf(legsOf[qi]?.bm25.slice(0, K_CHUNKS).map((h) => h.id) ?? []));
     perMode.dense = scoreRankings(set, (qi) => docsOf(legsOf[qi]?.dense.slice(0, K_CHUNKS).map((h) => h.id) ?? []));
-    perMode["hybrid (adapter default)"] = scoreRankings(set, (qi) => adapterHybrid.get(qi) ?? []);
-    for (const v of fusionVariants()) {
+    if (!BM25_ONLY) perMode["hybrid (adapter default)"] = scoreRankings(set, (qi) => adapterHybrid.get(qi) ?? []);
+    for (const v of BM25_ONLY ? [] : fusionVariants()) {
       perMode[v.label] = scoreRankings(set, (qi) => docsOf(fusedIds(legsOf[qi] as QueryLegs, K_CHUNKS, v.opts)));
     }
     let rerankMs: number[] = [];
@@ -168,10 +178,12 @@ async function evaluate(set: RetrievalSet, e: Embedder): Promise<Record<string, 
       perMode.reranked = scoreRankings(set, (qi) => docsOf(ranked[qi]?.ids ?? []));
     }
     if (args["dump-features"]) {
-      const rows = legsOf.flatMap((l) => featureRows(set, l, chunkInfo).map((r) => JSON.stringify(r)));
+      // Keyword-only rows are labelled apart ("tatqa/bm25"): their vector-leg features are all 0.
+      const label = BM25_ONLY ? `${set.name}/bm25` : set.name;
+      const rows = legsOf.flatMap((l) => featureRows(set, l, chunkInfo, label).map((r) => JSON.stringify(r)));
       appendFileSync(args["dump-features"], `${rows.join("\n")}\n`);
     }
-    if (e.model === "bge-small-en-v1.5+e5-small-v2") {
+    if (e.model === "bge-small-en-v1.5+e5-small-v2" && !BM25_ONLY) {
       // Ablation: each half of a pair vector (times sqrt 2) is that model's own unit vector, so
       // the single models' dense rankings follow from the same vectors (exact cosine, here).
       const chunkDoc = docs.flatMap((d) => d.chunks.map(() => d.doc.id));
@@ -202,7 +214,7 @@ async function evaluate(set: RetrievalSet, e: Embedder): Promise<Record<string, 
       seconds: { embed: r4(embedSeconds), index: r4(indexSeconds), total: r4((performance.now() - started) / 1000) },
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
-    if (rerankMs.length > 0) emitLatency(set.name, rerankMs, searchMs);
+    if (rerankMs.length > 0 && searchMs.length > 0) emitLatency(set.name, rerankMs, searchMs);
     return line;
   } finally {
     await index.close();

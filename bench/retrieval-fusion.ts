@@ -95,13 +95,14 @@ export function featureRows(
   set: RetrievalSet,
   legs: QueryLegs,
   chunks: Map<string, ChunkInfo>,
+  label = set.name,
 ): Record<string, unknown>[] {
   const input = rerankInput(legs, RERANK_DEPTH, chunks);
   const feats = rankFeatures(legs.query, input);
   const q = set.queries[legs.qi] as { id: string };
   const rel = set.qrels.get(q.id) ?? new Set<string>();
   return input.map((c, i) => ({
-    set: set.name,
+    set: label,
     qid: q.id,
     doc_id: c.doc_id,
     pos: i + 1,

@@ -107,7 +107,7 @@ class Reranker:
             self.scale_ = rows.x.std(axis=0)
             self.scale_[self.scale_ == 0] = 1.0
             z = (rows.x - self.mean_) / self.scale_
-            self.model_ = LogisticRegression(C=0.3, class_weight="balanced", max_iter=2000).fit(z, rows.y)
+            self.model_ = LogisticRegression(C=1.0, class_weight="balanced", max_iter=3000).fit(z, rows.y)
         else:
             import lightgbm as lgb
 
