@@ -10,7 +10,7 @@
  *   its document ADMITS the caller), and, when fewer than `limit` survive while more
  *   permitted chunks exist, grows k' ×4. The ACL is applied to
  *   every candidate, never to a top-k cut. Starting k' comes from the permitted fraction
- *   (a sum over the few document rows); when it or a grown k' passes MAX_CANDIDATES the
+ *   (a sum over the few document rows); when it or a grown k' passes the candidate cap the
  *   filter is selective and the leg answers exactly instead, as Lucene falls back to exact
  *   search for selective filters.
  */
@@ -31,8 +31,14 @@ const CHECK_SQL = `
 
 const PERMITTED_COUNT_SQL = `SELECT coalesce(sum(d.chunk_count), 0) AS n FROM documents d WHERE ${ADMITS}`;
 
-/** Past this many ANN candidates the filter is selective: exact search over the permitted set is cheaper. */
+/**
+ * Past this many ANN candidates (or a tenth of the index, if more) the filter is selective and
+ * exact search over the permitted set is cheaper. Measured on the loaded 2-core machine: an
+ * ANN candidate costs ~10 µs (graph search ~8.5 µs at k' = 10,000 on 50k f16 vectors, plus its
+ * ACL check), the exact leg ~4.5 µs per chunk in the tenant under a selective filter.
+ */
 export const MAX_CANDIDATES = 4096;
+const candidateCap = (size: number) => Math.max(MAX_CANDIDATES, Math.floor(size / 10));
 /** Candidates per wanted result before the permitted fraction is applied (re-rank headroom). */
 const OVERFETCH = 2;
 const MIN_CANDIDATES = 64;
@@ -65,7 +71,7 @@ function annLeg(db: Database, scope: LegScope, vector: Float32Array, ann: AnnInd
   let k = Math.max(MIN_CANDIDATES, Math.ceil((OVERFETCH * want * size) / permitted));
   const check = db.query<{ seq: number }, Params>(CHECK_SQL);
   for (;;) {
-    if (k > MAX_CANDIDATES && k < size) return null;
+    if (k > candidateCap(size) && k < size) return null;
     const found = ann.scored(vector, k);
     const allowed = new Set(check.all({ ...acl, seqs: JSON.stringify(found.map((f) => f.seq)) }).map((r) => r.seq));
     const rows = found.filter((f) => allowed.has(f.seq));
