@@ -145,7 +145,11 @@ class Reranker:
                 "bias": float(self.model_.intercept_[0]),
             }
         dump = self.model_.booster_.dump_model()
-        return {"kind": "trees", "features": names, "trees": [_node(t["tree_structure"]) for t in dump["tree_info"]]}
+        return {
+            "kind": "trees",
+            "features": names,
+            "trees": [_node(t["tree_structure"]) for t in dump["tree_info"]],
+        }
 
 
 def _node(n: dict) -> dict:
