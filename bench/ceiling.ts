@@ -5,6 +5,7 @@
  * default; a scenario can make it answer exactly what the service answered (the same JSON
  * body and headers), so the ratio measures the service's work and nothing else.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { closedLoop, freePort, type LoadResult, waitForUrl } from "./load.ts";
 import { emit, QUICK, round, summarize } from "./runner.ts";
@@ -77,6 +78,19 @@ export interface LoadTarget {
   name: string;
   url: string;
   headers: Record<string, string>;
+  /** The server's process id: its CPU time per request is reported too (Linux /proc). */
+  pid?: number;
+}
+
+/** utime + stime of a process in clock ticks (1/100 s), or null where /proc is absent. */
+function cpuTicks(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -84,17 +98,22 @@ export interface LoadTarget {
  * each one's p50/p99 over all its rounds. On a machine shared with other work the load
  * drifts over seconds; alternating short rounds gives both sides the same drift, where one
  * long run each would hand one of them a quiet machine and the other a busy one.
- * req/s is all requests over all round time, per side.
+ * req/s is all requests over all round time, per side. With a target's pid, the server's
+ * CPU time per request is emitted as well: unlike req/s it hardly moves with the load
+ * others put on a shared machine, so it shows what a change did to the server's own work.
  */
 export async function loadAlternating(a: LoadTarget, b: LoadTarget, rounds = QUICK ? 3 : 6) {
   const roundMs = QUICK ? 700 : 2_000;
-  const sides = [a, b].map((t) => ({ t, requests: 0, seconds: 0, errors: 0, latencies: [] as number[] }));
+  const sides = [a, b].map((t) => ({ t, requests: 0, seconds: 0, errors: 0, ticks: 0, latencies: [] as number[] }));
   for (const s of sides) {
     await closedLoop(s.t.url, { headers: s.t.headers }, { concurrency: CONCURRENCY, durationMs: 1_000 });
   }
   for (let i = 0; i < rounds; i++) {
     for (const s of sides) {
+      const t0 = cpuTicks(s.t.pid);
       const r = await closedLoop(s.t.url, { headers: s.t.headers }, { concurrency: CONCURRENCY, durationMs: roundMs });
+      const t1 = cpuTicks(s.t.pid);
+      if (t0 !== null && t1 !== null) s.ticks += t1 - t0;
       s.requests += r.requests;
       s.seconds += r.seconds;
       s.errors += r.errors;
@@ -118,6 +137,17 @@ export async function loadAlternating(a: LoadTarget, b: LoadTarget, rounds = QUI
     }
     if (s.errors > 0)
       emit({ bench: s.t.name, metric: "errors", value: s.errors, unit: "requests", peer: null, ratio: null });
+    if (s.t.pid !== undefined && s.ticks > 0) {
+      const us = (s.ticks * 10_000) / s.requests;
+      emit({
+        bench: s.t.name,
+        metric: "server_cpu_per_request",
+        value: round(us, 2),
+        unit: "us",
+        peer: null,
+        ratio: null,
+      });
+    }
     return { rps: s.requests / s.seconds, p99: sum.p99 };
   }) as [{ rps: number; p99: number }, { rps: number; p99: number }];
 }
@@ -129,17 +159,22 @@ export async function loadAlternating(a: LoadTarget, b: LoadTarget, rounds = QUI
  */
 export async function withCeilingAndService(
   env: Record<string, string>,
-  fn: (urls: { hello: string; cairn: string }) => Promise<void>,
+  fn: (urls: { hello: string; cairn: string; pids: { hello?: number; cairn?: number } }) => Promise<void>,
   ceiling?: (cairnUrl: string) => Promise<CeilingResponse>,
 ): Promise<void> {
   const [helloPort, cairnPort] = [await freePort(), await freePort()];
   const cairn = spawnBun(["main.ts"], { ...env, PORT: String(cairnPort), HOST: "127.0.0.1" });
   let hello: ReturnType<typeof spawnBun> | null = null;
   try {
-    const urls = { hello: `http://127.0.0.1:${helloPort}`, cairn: `http://127.0.0.1:${cairnPort}` };
+    const urls = {
+      hello: `http://127.0.0.1:${helloPort}`,
+      cairn: `http://127.0.0.1:${cairnPort}`,
+      pids: { cairn: cairn.pid } as { hello?: number; cairn?: number },
+    };
     await waitForUrl(`${urls.cairn}/healthz`);
     const answer = ceiling ? await ceiling(urls.cairn) : null;
     hello = spawnBun(["-e", ceilingScript(helloPort, answer)], {});
+    urls.pids.hello = hello.pid;
     await waitForUrl(`${urls.hello}/`);
     await fn(urls);
   } finally {

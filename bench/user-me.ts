@@ -5,7 +5,8 @@
  * of the service), measured in the same run on the same machine by the same client.
  * The two are loaded in alternating rounds (bench/ceiling.ts loadAlternating), so load from
  * other work on a shared machine falls on both alike. Prints req/s, p50 and p99 of both
- * and the ratio. Target: at least 60% of the ceiling.
+ * and the ratio, and each server's CPU time per request (steadier than req/s on a shared
+ * machine). Target: at least 60% of the ceiling's req/s.
  *
  *   node_modules/.bin/bun bench/user-me.ts        (BENCH_QUICK=1 for a short smoke run)
  */
@@ -26,8 +27,8 @@ try {
     env,
     async (urls) => {
       const [ceiling, subject] = await loadAlternating(
-        { name: CEILING, url: `${urls.hello}/`, headers: {} },
-        { name: "user-me/cairn", url: `${urls.cairn}/v1/user/me`, headers: auth },
+        { name: CEILING, url: `${urls.hello}/`, headers: {}, pid: urls.pids.hello },
+        { name: "user-me/cairn", url: `${urls.cairn}/v1/user/me`, headers: auth, pid: urls.pids.cairn },
       );
       emitPair(
         { bench: "user-me/cairn", value: subject.rps },
