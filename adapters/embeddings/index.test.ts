@@ -24,18 +24,18 @@ describe("embedding configuration", () => {
     expect(loadConfig({ CAIRN_EMBEDDING_PRECISION: "fp32" }).embeddings).toMatchObject({ precision: "fp32" });
     expect(() => loadConfig({ CAIRN_EMBEDDING_PRECISION: "int4" })).toThrow(/CAIRN_EMBEDDING_PRECISION/);
     expect(() => loadConfig({ CAIRN_EMBEDDING_PROCESSES: "-1" })).toThrow(/CAIRN_EMBEDDING_PROCESSES/);
-    // Unset: half the cores as processes (1..8), the cores shared equally among them.
+    // Unset: half the cores as processes (1..4), the cores shared equally among them.
     expect(embeddingPool(0, 0, 1)).toEqual({ processes: 1, threads: 1 });
     expect(embeddingPool(0, 0, 2)).toEqual({ processes: 1, threads: 2 });
-    expect(embeddingPool(0, 0, 16)).toEqual({ processes: 8, threads: 2 });
-    expect(embeddingPool(0, 0, 64)).toEqual({ processes: 8, threads: 8 });
+    expect(embeddingPool(0, 0, 6)).toEqual({ processes: 3, threads: 2 });
+    expect(embeddingPool(0, 0, 16)).toEqual({ processes: 4, threads: 4 });
     for (const cores of [1, 2, 3, 4, 7, 16, 64]) {
       const p = embeddingPool(0, 0, cores);
       expect(p.processes * p.threads).toBeLessThanOrEqual(cores);
     }
     // Either set: the other is derived; both set: taken as given.
     expect(embeddingPool(4, 0, 16)).toEqual({ processes: 4, threads: 4 });
-    expect(embeddingPool(0, 3, 16)).toEqual({ processes: 8, threads: 3 });
+    expect(embeddingPool(0, 3, 16)).toEqual({ processes: 4, threads: 3 });
     expect(embeddingPool(3, 5, 2)).toEqual({ processes: 3, threads: 5 });
     const c = loadConfig({ CAIRN_EMBEDDING_PROCESSES: "3", CAIRN_EMBEDDING_THREADS: "1" }).embeddings;
     expect(c).toMatchObject({ processes: 3, threads: 1 });
