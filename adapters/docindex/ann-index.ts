@@ -301,6 +301,23 @@ export class AnnIndex {
   }
 }
 
+/**
+ * Vectors kept in the newest log rows (~50 MB at 768-d). Older rows keep their seq and op but
+ * drop the vector (a holder that far behind reads it from vec0, slowly), so a bulk load into a
+ * tenant whose index is not saved yet does not store every vector twice.
+ */
+const LOG_VECTORS_KEPT = 16_384;
+
+/** In the writer's transaction: drops the vectors of log rows that left the kept window since `headBefore`. */
+export function boundLoggedVectors(db: Database, headBefore: number): void {
+  const head = logHead(db);
+  if (head <= LOG_VECTORS_KEPT) return;
+  db.query("UPDATE ann_log SET vec = NULL WHERE id > ? AND id <= ?").run(
+    headBefore - LOG_VECTORS_KEPT,
+    head - LOG_VECTORS_KEPT,
+  );
+}
+
 /** Chunks of the tenant (from the document rows: documents are few, chunks many). */
 export function chunkCount(db: Database): number {
   return db.query<{ n: number }, []>("SELECT coalesce(sum(chunk_count), 0) AS n FROM documents").get()?.n ?? 0;

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
 import type { AccessContext, DocumentAcl, DocumentMeta, IndexedChunk } from "../../domain/documents/types.ts";
 import { type Prng, prng } from "../../test/prng.ts";
-import { AnnIndex, annFiles, sidecarPath } from "./ann-index.ts";
+import { AnnIndex, annFiles, boundLoggedVectors, sidecarPath } from "./ann-index.ts";
 import { annRecallAt10 } from "./ann-recall.ts";
 import { SqliteDocumentIndex } from "./sqlite.ts";
 
@@ -244,6 +244,38 @@ describe("HNSW vector leg", () => {
     const fresh = randomUnit(r);
     await idx.putDocument(t, meta("new"), chunksOf("new", [fresh]));
     expect((await dense(idx, t, fresh, 1))[0]?.chunk_id).toBe("new:0");
+    await idx.close();
+  });
+
+  test("the log keeps vectors for its newest rows only; a holder reads older ones from chunks_vec", async () => {
+    const db = new Database(":memory:");
+    db.exec(
+      "CREATE TABLE ann_log (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, op TEXT NOT NULL, vec BLOB)",
+    );
+    const add = db.query("INSERT INTO ann_log (seq, op, vec) VALUES (?, 'add', x'00')");
+    db.transaction(() => {
+      for (let i = 1; i <= 20_000; i++) add.run(i);
+    })();
+    boundLoggedVectors(db, 0);
+    const kept = (where: string) =>
+      db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ann_log WHERE vec IS NOT NULL AND ${where}`).get()?.n;
+    expect(kept("id <= 3616")).toBe(0);
+    expect(kept("id > 3616")).toBe(16_384);
+    db.close();
+    // End to end, a holder that has to replay vector-less rows still indexes them (vec0 path).
+    const dir = join(root, "vecless");
+    const r = prng(13);
+    const t = tenant();
+    const idx = new SqliteDocumentIndex({ dataDir: dir, searchThreads: 0, ann: { minChunks: 0 } });
+    await idx.ensureNamespace(t);
+    await idx.putDocument(t, meta("a"), chunksOf("a", [randomUnit(r)]));
+    await dense(idx, t, randomUnit(r), 1); // built and saved
+    const later = randomUnit(r);
+    await idx.putDocument(t, meta("b"), chunksOf("b", [later]));
+    const file = new Database(idx.pathOf(t));
+    file.exec("UPDATE ann_log SET vec = NULL");
+    file.close();
+    expect((await dense(idx, t, later, 1))[0]?.chunk_id).toBe("b:0");
     await idx.close();
   });
 

@@ -15,7 +15,7 @@ import type { Database } from "bun:sqlite";
 import { candidatesPerLeg, rankForMode } from "../../domain/documents/fusion.ts";
 import type { DocType, DocumentMeta, IndexedChunk, SearchHit, Visibility } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
-import type { AnnIndex } from "./ann-index.ts";
+import { type AnnIndex, boundLoggedVectors, logHead } from "./ann-index.ts";
 import { denseLeg } from "./dense-leg.ts";
 import { keywordLeg } from "./keyword-leg.ts";
 import { type CompiledSearch, checkChunks } from "./search-request.ts";
@@ -73,6 +73,7 @@ export function writeDocument(db: Database, doc: DocumentMeta, chunks: IndexedCh
   const now = new Date().toISOString();
   const acl = doc.acl;
   db.transaction(() => {
+    const logBefore = logHead(db);
     db.query("DELETE FROM chunks WHERE doc_id = ?").run(doc.doc_id);
     db.query(
       `INSERT INTO documents (doc_id, filename, format, doc_type, entity_id, uploaded_by, uploaded_at, visibility,
@@ -127,6 +128,7 @@ export function writeDocument(db: Database, doc: DocumentMeta, chunks: IndexedCh
       vec.run(row.seq, c.embedding);
       logVec.run(c.embedding, row.seq);
     }
+    boundLoggedVectors(db, logBefore);
   }).immediate();
 }
 
