@@ -35,7 +35,9 @@ export class AnnRegistry {
 
   constructor(
     private readonly capacity = 8,
-    private readonly buildThreads = Math.max(1, Math.floor(navigator.hardwareConcurrency / 2)),
+    // Builds are rare and long (188 s for 100k on both cores of the loaded 2-core machine, so
+    // ~4× that on one): they get every core, and the OS shares them with the searches.
+    private readonly buildThreads = navigator.hardwareConcurrency,
   ) {}
 
   /**
