@@ -147,7 +147,8 @@ async function ingest(s: Setup): Promise<Result> {
     gate: new UploadGate({
       concurrency: s.uploadsAtOnce,
       maxQueued: 1_000,
-      maxWaitMs: 600_000,
+      // Every file is queued at once: on a loaded machine the last waits far past the default.
+      maxWaitMs: 86_400_000,
       perKey: { running: s.uploadsAtOnce, queued: 1_000 },
     }),
     permits: canSee,
