@@ -12,7 +12,7 @@ import type { TenantRef } from "../tenants/namespaces.ts";
 import { canSee } from "./acl.ts";
 import type { Embedder } from "./ports.ts";
 import { FEATURE_NAMES } from "./rank-features.ts";
-import type { LinearRankModel } from "./rerank.ts";
+import { type LinearRankModel, RERANK_BY_DEFAULT, SERVICE_RANK_MODEL } from "./rerank.ts";
 import { DocumentService, type DocumentServiceDeps } from "./service.ts";
 import type { AccessContext, DocumentMeta } from "./types.ts";
 
@@ -91,8 +91,8 @@ afterAll(async () => {
 describe("reranking in DocumentService.search", () => {
   const query = "3M capital expenditure revenue 2018";
 
-  test("off by default: the fused order and scores as the index gives them", async () => {
-    const plain = await service(undefined).search(tenant, access, { query, filters: {}, k: 4 });
+  test("null turns it off (the index's order and scores); unset means the shipped model", async () => {
+    const plain = await service(null).search(tenant, access, { query, filters: {}, k: 4 });
     const direct = await index.search(tenant, {
       query,
       embedding: embed(query),
@@ -102,6 +102,15 @@ describe("reranking in DocumentService.search", () => {
       mode: "hybrid",
     });
     expect(plain.map((h) => [h.chunk_id, h.score])).toEqual(direct.map((h) => [h.chunk_id, h.score]));
+    const byDefault = await service(undefined).search(tenant, access, { query, filters: {}, k: 4 });
+    const shipped = await service(SERVICE_RANK_MODEL as LinearRankModel).search(tenant, access, {
+      query,
+      filters: {},
+      k: 4,
+    });
+    expect(RERANK_BY_DEFAULT).toBe(true);
+    expect(byDefault).toEqual(shipped);
+    expect(byDefault.map((h) => h.chunk_id).sort()).toEqual(plain.map((h) => h.chunk_id).sort());
   });
 
   test("with a model the order is the model's, cut to k; ranks keep each leg's rank", async () => {
