@@ -42,7 +42,11 @@ export function openTimeSeries(config: Config): DuckDbTimeSeries | QuestDbTimeSe
 export function openDocumentIndex(config: Config): OpenSearchDocumentIndex | SqliteDocumentIndex {
   return config.opensearch
     ? new OpenSearchDocumentIndex({ url: config.opensearch.url, replicas: config.opensearch.replicas })
-    : new SqliteDocumentIndex({ dataDir: config.dataDir, searchThreads: config.searchThreads });
+    : new SqliteDocumentIndex({
+        dataDir: config.dataDir,
+        searchThreads: config.searchThreads,
+        ann: { minChunks: config.annMinChunks },
+      });
 }
 
 /** Opens the control plane of the configured profile and applies every migration. */
