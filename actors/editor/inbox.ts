@@ -15,7 +15,7 @@
  * clients re-sent; the transaction's own encoding holds exactly what changed, and structs
  * still waiting for a missing dependency go out once they integrate.
  */
-import type * as Y from "yjs";
+import * as Y from "yjs";
 import type { CollabPeer } from "./types.ts";
 
 /** One client update waiting for the end of the tick. */
@@ -42,4 +42,28 @@ export function batchOrigin(batch: readonly Incoming[], mixed: unknown): unknown
   const first = batch[0]?.peer;
   for (const b of batch) if (b.peer !== first) return mixed;
   return first;
+}
+
+/**
+ * Applies the batch in one transaction (`origin`); an update that throws is reported to
+ * `malformed` and the others still apply. Returns the updates applied.
+ */
+export function applyBatch(
+  doc: Y.Doc,
+  batch: readonly Incoming[],
+  origin: unknown,
+  malformed: (b: Incoming, err: unknown) => void,
+): Incoming[] {
+  const applied: Incoming[] = [];
+  doc.transact(() => {
+    for (const b of batch) {
+      try {
+        Y.applyUpdate(doc, b.update, b.peer); // joins the open transaction
+        applied.push(b);
+      } catch (err) {
+        malformed(b, err);
+      }
+    }
+  }, origin);
+  return applied;
 }

@@ -4,19 +4,12 @@
  * its bounded mailbox and are handled one at a time; joins, leaves and drains are
  * synchronous calls (they must never be refused).
  *
- * Fan-out (STYLE habit 9): the client updates of a tick wait in an inbox and are applied at
- * its end in one transaction; what that transaction changed is encoded once (by Yjs),
- * framed once per address and written to every connection (inbox.ts says why). Anything that reads the document (a sync step 1, a save, a
- * REST edit, `doc`) applies the inbox first, so nobody sees a state older than the frames
- * the room already took. A connection whose socket reports backpressure is skipped
- * from then on and remembers the state vector it had reached; on `drain` it receives
- * exactly the difference, so a slow reader costs memory in nobody's buffer and never
- * loses an update. Awareness follows the same path.
- *
- * Multi-instance: with a PubSub, the room publishes its local updates and awareness per
- * tick on the document's channel and applies what other instances publish; on load it
- * asks them for whatever it lacks (state-vector exchange), since their last save may be
- * behind their memory.
+ * Fan-out (STYLE habit 9): a tick's client updates wait in an inbox and are applied at its
+ * end in one transaction, encoded once by Yjs (inbox.ts says why), framed once per address
+ * and written to every connection (peers.ts: backpressure and catch-up on drain). Whatever
+ * reads the document (a sync step 1, a save, a REST edit, `doc`) applies the inbox first.
+ * Multi-instance (remote.ts): local updates and awareness are published per tick on the
+ * document's channel; on load the room asks the others for what it lacks.
  */
 import * as decoding from "lib0/decoding";
 import * as awarenessProtocol from "y-protocols/awareness";
@@ -24,7 +17,15 @@ import * as Y from "yjs";
 import type { UpdatedBy } from "../../domain/editor/types.ts";
 import { Actor, type Reply } from "../actor.ts";
 import { awarenessBody, FrameCache, framed, MSG, SYNC, syncStep1Body, syncStep2Body, updateBody } from "./frames.ts";
-import { batchOrigin, INBOX_MAX_BYTES, INBOX_MAX_COUNT, type Incoming, transactionChanged } from "./inbox.ts";
+import {
+  applyBatch,
+  batchOrigin,
+  INBOX_MAX_BYTES,
+  INBOX_MAX_COUNT,
+  type Incoming,
+  transactionChanged,
+} from "./inbox.ts";
+import { Outbox } from "./outbox.ts";
 import { ACK_FALSE, ACK_TRUE, type PeerState, RoomPeers } from "./peers.ts";
 import { fromB64, RoomLink, type Wire } from "./remote.ts";
 import { DebouncedSaver } from "./saver.ts";
@@ -49,25 +50,15 @@ export class CollabRoom {
   readonly awareness = new awarenessProtocol.Awareness(this.ydoc);
   private readonly actor: Actor<RoomMessage, CollabRoom>;
   private readonly saver: DebouncedSaver;
-  private readonly peers = new RoomPeers(() => {
-    const sent = this.pendingUpdates.length > 0 ? this.broadcastState : null;
-    return Y.encodeStateVector(sent ?? this.ydoc);
-  });
+  private readonly outbox = new Outbox(MIXED);
+  private readonly peers = new RoomPeers(() => this.outbox.sentState(this.ydoc));
   /** Server-side callers (LiveRooms.withDoc) holding the room open. */
   private leases = 0;
   /** Client updates taken from the mailbox, applied together at the end of the tick. */
   private inbox: Incoming[] = [];
   private inboxBytes = 0;
-  private pendingUpdates: Uint8Array[] = [];
-  private publishUpdates: Uint8Array[] = [];
-  /** The state every connection has been sent (the clocks before the unbroadcast updates). */
-  private broadcastState: Map<number, number> | null = null;
-  private pendingAwareness = new Set<number>();
-  private publishAwareness = new Set<number>();
   private tickScheduled = false;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
-  /** The origin shared by every update of this tick, or MIXED. */
-  private tickOrigin: unknown = MIXED;
   /** Updates applied so far: tells an edit that changed something from one that did not. */
   private updatesSeen = 0;
   private lastEditor: UpdatedBy = { updated_by_type: "system", updated_by_id: "collab" };
@@ -341,26 +332,16 @@ export class CollabRoom {
     if (batch.length === 0) return;
     this.inbox = [];
     this.inboxBytes = 0;
-    const applied: Incoming[] = [];
-    this.captured(() =>
-      this.ydoc.transact(
-        () => {
-          for (const b of batch) {
-            try {
-              Y.applyUpdate(this.ydoc, b.update, b.peer); // joins the open transaction
-              applied.push(b);
-            } catch (err) {
-              this.deps.logger.warn(
-                { err, doc_id: this.docId, peer: b.peer.id },
-                "collab room: malformed update; closing the connection",
-              );
-              b.peer.close(1007, "malformed collaboration message");
-            }
-          }
-        },
-        batchOrigin(batch, MIXED),
-      ),
-    );
+    let applied: Incoming[] = [];
+    this.captured(() => {
+      applied = applyBatch(this.ydoc, batch, batchOrigin(batch, MIXED), (b, err) => {
+        this.deps.logger.warn(
+          { err, doc_id: this.docId, peer: b.peer.id },
+          "collab room: malformed update; closing the connection",
+        );
+        b.peer.close(1007, "malformed collaboration message");
+      });
+    });
     const last = applied.at(-1);
     if (last) this.lastEditor = last.peer.by;
   }
@@ -369,27 +350,28 @@ export class CollabRoom {
   private captured(fn: () => void): void {
     const out: [Uint8Array, unknown][] = [];
     const listener = (update: Uint8Array, origin: unknown) => out.push([update, origin]);
+    // Structs parked for a missing dependency may integrate now, inside an update whose
+    // origin is someone else: then nobody is skipped (the sender never had them).
+    const store = this.ydoc.store;
+    const parked = store.pendingStructs !== null || store.pendingDs !== null;
     this.ydoc.on("update", listener);
     try {
       fn();
     } finally {
       this.ydoc.off("update", listener);
     }
-    for (const [update, origin] of out) this.queueBroadcast(update, origin);
+    for (const [update, origin] of out) this.queueBroadcast(update, parked ? MIXED : origin);
   }
 
   private onTransaction(tr: Y.Transaction): void {
     if (tr.origin === STORE || !transactionChanged(tr)) return;
-    if (this.pendingUpdates.length === 0) this.broadcastState = tr.beforeState;
+    this.outbox.changed(tr.beforeState);
     this.updatesSeen++;
     this.saver.touch();
   }
 
   private queueBroadcast(update: Uint8Array, origin: unknown): void {
-    // The tick's updates all from one connection: it already has them, skip it.
-    this.tickOrigin = this.pendingUpdates.length === 0 || this.tickOrigin === origin ? origin : MIXED;
-    this.pendingUpdates.push(update);
-    if (origin !== REMOTE && origin !== STORE) this.publishUpdates.push(update);
+    this.outbox.update(update, origin, origin !== REMOTE && origin !== STORE);
     this.scheduleTick();
   }
 
@@ -402,10 +384,7 @@ export class CollabRoom {
     for (const id of updated) ps?.awarenessIds.add(id);
     for (const id of removed) ps?.awarenessIds.delete(id);
     for (const list of [added, updated, removed]) {
-      for (const id of list) {
-        this.pendingAwareness.add(id);
-        if (origin !== REMOTE) this.publishAwareness.add(id);
-      }
+      for (const id of list) this.outbox.awarenessChanged(id, origin !== REMOTE);
     }
     this.scheduleTick();
   }
@@ -425,29 +404,24 @@ export class CollabRoom {
 
   /** The end of a tick: one merged update and one awareness update to everybody. */
   private flushTick(): void {
-    this.tickScheduled = false;
-    if (this.destroyed) return;
-    this.lastFlushAt = performance.now();
-    this.applyInbox();
-    if (this.pendingUpdates.length > 0) {
-      const merged = mergeAll(this.pendingUpdates);
-      const publish =
-        this.publishUpdates.length === this.pendingUpdates.length ? merged : mergeAll(this.publishUpdates);
-      const hasPublish = this.publishUpdates.length > 0;
-      this.pendingUpdates = [];
-      this.publishUpdates = [];
-      const skip = this.tickOrigin;
-      this.tickOrigin = MIXED;
-      this.peers.broadcast(new FrameCache(updateBody(merged)), skip);
-      if (hasPublish) this.link.update(publish);
+    if (this.destroyed) {
+      this.tickScheduled = false;
+      return;
     }
-    if (this.pendingAwareness.size > 0) {
-      const ids = [...this.pendingAwareness];
-      const pub = [...this.publishAwareness];
-      this.pendingAwareness.clear();
-      this.publishAwareness.clear();
-      this.peers.broadcast(new FrameCache(awarenessBody(this.awareness, ids)), MIXED);
-      if (pub.length > 0) this.link.awareness(awarenessProtocol.encodeAwarenessUpdate(this.awareness, pub));
+    this.applyInbox(); // still "scheduled": what it queues belongs to this tick
+    this.tickScheduled = false;
+    this.lastFlushAt = performance.now();
+    const updates = this.outbox.takeUpdates();
+    if (updates) {
+      // The tick's updates all from one connection: it already has them, skip it.
+      this.peers.broadcast(new FrameCache(updateBody(updates.update)), updates.origin);
+      if (updates.publish) this.link.update(updates.publish);
+    }
+    const aw = this.outbox.takeAwareness();
+    if (aw) {
+      this.peers.broadcast(new FrameCache(awarenessBody(this.awareness, aw.ids)), MIXED);
+      if (aw.publish.length > 0)
+        this.link.awareness(awarenessProtocol.encodeAwarenessUpdate(this.awareness, aw.publish));
     }
   }
 
@@ -489,8 +463,4 @@ export class CollabRoom {
     this.applyInbox();
     await this.deps.persistence.store(this.docId, Y.encodeStateAsUpdate(this.ydoc), this.lastEditor);
   }
-}
-
-function mergeAll(updates: Uint8Array[]): Uint8Array {
-  return updates.length === 1 ? (updates[0] as Uint8Array) : Y.mergeUpdates(updates);
 }
