@@ -1,4 +1,4 @@
-/** Messages between OnnxEmbedder (service side) and its worker thread (onnx-worker.ts). */
+/** Messages between OnnxEmbedder (service side) and each of its model processes (onnx-host.ts). */
 import type { EmbedKind } from "../../domain/documents/types.ts";
 import type { ComponentModel, ModelFiles } from "./models.ts";
 
