@@ -51,7 +51,7 @@ const STOP = new Set(
 
 const NON_TERM = /[^\p{L}\p{N}]+/u;
 // NFKC changes nothing in plain ASCII and is the costly step, so ASCII text skips it.
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 // Numbers as written in finance text: 2019, 1,234.5, 3.5, -12 (signs and % are not part of it).
 const NUMBER = /\d[\d,]*(?:\.\d+)?/g;
 
