@@ -17,14 +17,7 @@ import * as Y from "yjs";
 import type { UpdatedBy } from "../../domain/editor/types.ts";
 import { Actor, type Reply } from "../actor.ts";
 import { awarenessBody, FrameCache, framed, MSG, SYNC, syncStep1Body, syncStep2Body, updateBody } from "./frames.ts";
-import {
-  applyBatch,
-  batchOrigin,
-  INBOX_MAX_BYTES,
-  INBOX_MAX_COUNT,
-  type Incoming,
-  transactionChanged,
-} from "./inbox.ts";
+import { Inbox, transactionChanged } from "./inbox.ts";
 import { Outbox } from "./outbox.ts";
 import { ACK_FALSE, ACK_TRUE, type PeerState, RoomPeers } from "./peers.ts";
 import { fromB64, RoomLink, type Wire } from "./remote.ts";
@@ -55,8 +48,7 @@ export class CollabRoom {
   /** Server-side callers (LiveRooms.withDoc) holding the room open. */
   private leases = 0;
   /** Client updates taken from the mailbox, applied together at the end of the tick. */
-  private inbox: Incoming[] = [];
-  private inboxBytes = 0;
+  private readonly inbox: Inbox;
   private tickScheduled = false;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
   /** Updates applied so far: tells an edit that changed something from one that did not. */
@@ -71,6 +63,17 @@ export class CollabRoom {
     private readonly opts: RoomOptions,
   ) {
     this.link = new RoomLink(deps, docId);
+    this.inbox = new Inbox(this.ydoc, {
+      mixed: MIXED,
+      queue: (update, origin) => this.queueBroadcast(update, origin),
+      malformed: (b, err) => {
+        deps.logger.warn(
+          { err, doc_id: docId, peer: b.peer.id },
+          "collab room: malformed update; closing the connection",
+        );
+        b.peer.close(1007, "malformed collaboration message");
+      },
+    });
     // The server is no participant: it must not announce a presence of its own.
     this.awareness.setLocalState(null);
     this.saver = new DebouncedSaver({
@@ -228,7 +231,7 @@ export class CollabRoom {
     this.saver.close();
     void this.actor.stop({ mode: "abandon" });
     this.link.close();
-    this.inbox = [];
+    this.inbox.clear();
     this.awareness.destroy();
     this.ydoc.destroy();
   }
@@ -245,7 +248,7 @@ export class CollabRoom {
         try {
           const before = this.updatesSeen;
           this.applyInbox();
-          this.captured(() => this.ydoc.transact(() => m.fn(this.ydoc), m.origin));
+          this.inbox.captured(() => this.ydoc.transact(() => m.fn(this.ydoc), m.origin));
           if (m.by && this.updatesSeen !== before) this.lastEditor = m.by;
           m.reply.resolve();
         } catch (err) {
@@ -298,10 +301,9 @@ export class CollabRoom {
       // the update is in the room's order, and whatever reads the document (sync answers,
       // saves, edits, `doc`) applies the inbox first, so to every observer it is applied.
       // Acking after the tick would add its wait to every writer's round trip.
-      this.inbox.push({ peer, update });
-      this.inboxBytes += update.byteLength;
+      const full = this.inbox.push(peer, update);
       if (peer.hocuspocus && ps) this.peers.ack(ps);
-      if (this.inbox.length >= INBOX_MAX_COUNT || this.inboxBytes >= INBOX_MAX_BYTES) this.applyInbox();
+      if (full) this.applyInbox();
       else this.scheduleTick();
       return;
     }
@@ -316,51 +318,15 @@ export class CollabRoom {
       }
       return;
     }
-    this.captured(() => Y.applyUpdate(this.ydoc, update, peer));
+    this.inbox.captured(() => Y.applyUpdate(this.ydoc, update, peer));
     this.lastEditor = peer.by;
     if (peer.hocuspocus && ps) this.peers.ack(ps);
   }
 
-  /**
-   * Applies the inbox in one transaction (origin: the one connection all of it came from,
-   * or MIXED); Yjs encodes what that transaction changed once, and that is the tick's
-   * update. A malformed update closes its connection (1007), as before; the others apply
-   * (it was acknowledged on receipt, but its client reconnects and syncs what it has).
-   */
+  /** Applies what the inbox holds (inbox.ts); its last writer becomes the room's last editor. */
   private applyInbox(): void {
-    const batch = this.inbox;
-    if (batch.length === 0) return;
-    this.inbox = [];
-    this.inboxBytes = 0;
-    let applied: Incoming[] = [];
-    this.captured(() => {
-      applied = applyBatch(this.ydoc, batch, batchOrigin(batch, MIXED), (b, err) => {
-        this.deps.logger.warn(
-          { err, doc_id: this.docId, peer: b.peer.id },
-          "collab room: malformed update; closing the connection",
-        );
-        b.peer.close(1007, "malformed collaboration message");
-      });
-    });
-    const last = applied.at(-1);
+    const last = this.inbox.apply();
     if (last) this.lastEditor = last.peer.by;
-  }
-
-  /** Runs fn with Yjs encoding what it changes (edits, step 2, other instances: rare). */
-  private captured(fn: () => void): void {
-    const out: [Uint8Array, unknown][] = [];
-    const listener = (update: Uint8Array, origin: unknown) => out.push([update, origin]);
-    // Structs parked for a missing dependency may integrate now, inside an update whose
-    // origin is someone else: then nobody is skipped (the sender never had them).
-    const store = this.ydoc.store;
-    const parked = store.pendingStructs !== null || store.pendingDs !== null;
-    this.ydoc.on("update", listener);
-    try {
-      fn();
-    } finally {
-      this.ydoc.off("update", listener);
-    }
-    for (const [update, origin] of out) this.queueBroadcast(update, parked ? MIXED : origin);
   }
 
   private onTransaction(tr: Y.Transaction): void {
@@ -441,7 +407,7 @@ export class CollabRoom {
     const data = fromB64(wire.d);
     this.applyInbox();
     if (wire.t === "u") {
-      this.captured(() => Y.applyUpdate(this.ydoc, data, REMOTE));
+      this.inbox.captured(() => Y.applyUpdate(this.ydoc, data, REMOTE));
     } else if (wire.t === "a") {
       awarenessProtocol.applyAwarenessUpdate(this.awareness, data, REMOTE);
     } else if (wire.t === "sv") {
