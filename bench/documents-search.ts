@@ -217,11 +217,13 @@ async function loadOpenSearch(url: string, os: OpenSearchDocumentIndex, corpus: 
     r.ok ? (r.json() as Promise<{ count: number }>) : null,
   );
   if (count?.count === want) return null;
-  if (count) await os.dropNamespace(corpus.tenant);
   await os.ensureNamespace(corpus.tenant);
   const t0 = performance.now();
   const DOCS_PER_BULK = 5;
-  for (let d = 0; d < corpus.docCount; d += DOCS_PER_BULK) {
+  // A partial index from an interrupted load resumes a little before where it stopped (writes
+  // by _id are idempotent; a bulk is not ordered, hence the margin).
+  const resume = Math.max(0, Math.floor((count?.count ?? 0) / (CHUNKS_PER_DOC + 1)) - 4 * DOCS_PER_BULK);
+  for (let d = resume - (resume % DOCS_PER_BULK); d < corpus.docCount; d += DOCS_PER_BULK) {
     const lines: string[] = [];
     for (let e = d; e < Math.min(corpus.docCount, d + DOCS_PER_BULK); e++) {
       const { meta, chunks } = corpus.document(e);
@@ -252,19 +254,28 @@ async function loadOpenSearch(url: string, os: OpenSearchDocumentIndex, corpus: 
       lines.push(JSON.stringify({ index: { _id: `doc:${meta.doc_id}` } }));
       lines.push(JSON.stringify({ kind: "document", ...base, chunk_ids: chunks.map((c) => c.id) }));
     }
-    const res = await fetch(`${url}/${name}/_bulk`, {
-      method: "POST",
-      headers: { "content-type": "application/x-ndjson" },
-      body: `${lines.join("\n")}\n`,
-    });
-    const body = (await res.json()) as { errors?: boolean };
-    if (!res.ok || body.errors) throw new Error(`${name} bulk failed: ${JSON.stringify(body).slice(0, 500)}`);
+    // The 768 MB node trips its parent circuit breaker (HTTP 429) with refresh off near 54k
+    // chunks: a refresh writes the indexing buffer out, then the same bulk is retried.
+    for (let attempt = 0; ; attempt++) {
+      const res = await fetch(`${url}/${name}/_bulk`, {
+        method: "POST",
+        headers: { "content-type": "application/x-ndjson" },
+        body: `${lines.join("\n")}\n`,
+      });
+      const body = (await res.json()) as { errors?: boolean };
+      if (res.ok && !body.errors) break;
+      if (attempt >= 8) throw new Error(`${name} bulk failed: ${JSON.stringify(body).slice(0, 500)}`);
+      log(`opensearch: bulk refused (${res.status}), refreshing and retrying`);
+      await fetch(`${url}/${name}/_refresh`, { method: "POST" });
+      await Bun.sleep(5000 * (attempt + 1));
+    }
     const s = (performance.now() - t0) / 1000;
     if (d % 500 === 0) log(`opensearch: ${(d + DOCS_PER_BULK) * CHUNKS_PER_DOC} chunks in ${s.toFixed(0)} s`);
     if (s > LOAD_BUDGET_S) return { timeout: true as const, chunks: (d + DOCS_PER_BULK) * CHUNKS_PER_DOC, s };
   }
   await fetch(`${url}/${name}/_refresh`, { method: "POST" });
-  return corpus.n / ((performance.now() - t0) / 1000);
+  const loaded = Math.min(corpus.n, (corpus.docCount - resume) * CHUNKS_PER_DOC);
+  return loaded / ((performance.now() - t0) / 1000);
 }
 
 const osUrl = WITH_PEER ? openSearchUrl() : null;
