@@ -213,6 +213,8 @@ async function measure(idx: DocumentIndexPort, corpus: Corpus, contexts: AccessC
 async function loadOpenSearch(url: string, os: OpenSearchDocumentIndex, corpus: Corpus) {
   const name = os.namespaceOf(corpus.tenant);
   const want = corpus.n + corpus.docCount;
+  // Refresh first: with refresh off, _count sees nothing of a load that was interrupted.
+  await fetch(`${url}/${name}/_refresh`, { method: "POST" });
   const count = await fetch(`${url}/${name}/_count`).then((r) =>
     r.ok ? (r.json() as Promise<{ count: number }>) : null,
   );
