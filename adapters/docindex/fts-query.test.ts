@@ -3,9 +3,7 @@ import { expect, test } from "bun:test";
 import { ftsMatchExpression, MAX_QUERY_TERMS, STOP_WORDS } from "./fts-query.ts";
 
 test("terms are quoted and OR-ed; operators and punctuation lose their meaning", () => {
-  expect(ftsMatchExpression('revenue AND "growth" NOT col:x*')).toBe(
-    '"revenue" OR "growth" OR "col" OR "x"',
-  );
+  expect(ftsMatchExpression('revenue AND "growth" NOT col:x*')).toBe('"revenue" OR "growth" OR "col" OR "x"');
   expect(ftsMatchExpression("  ¿?! ")).toBeNull();
   expect(ftsMatchExpression("Café café CAFÉ")).toBe('"café"');
   const many = Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ");
