@@ -322,15 +322,16 @@ emitPair(
   "bytes",
 );
 {
-  // The ceiling is found at the first offered load the bare server no longer delivers in full
-  // (completeness below 99%); ours is compared with it there. None found: the load never
-  // reached the ceiling on this machine, and the top step is reported.
+  // The ceiling is found at the first offered load the bare server no longer delivers as fast
+  // as it is offered (below 90% of the offered msg/s: it falls behind and a backlog builds); ours
+  // is compared with it there. None found: the load never reached the ceiling on this machine,
+  // and the top step is reported.
   const steps = STEPS.map((x) => `load_${x}`);
-  const complete = (r: Result, name: string) => {
+  const keepsUp = (r: Result, name: string) => {
     const p = r.phases.get(name);
-    return p ? p.report.received / Math.max(1, p.expected - p.articles) : 0;
+    return p ? deliveredRate(p) >= 0.9 * ((p.expected - p.articles) / p.seconds) : false;
   };
-  const found = steps.find((name) => complete(ceiling, name) < 0.99);
+  const found = steps.find((name) => !keepsUp(ceiling, name));
   const at = found ?? steps.at(-1);
   const s = at ? subject.phases.get(at) : undefined;
   const c = at ? ceiling.phases.get(at) : undefined;
