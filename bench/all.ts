@@ -198,11 +198,13 @@ function machine(): string {
 }
 
 /** The outcomes of an earlier run's --out file. */
-function readOutcomes(file: string): Outcome[] {
+function readOutcomes(file: string): { machine: string | null; outcomes: Outcome[] } {
   const byName = new Map<string, Outcome>();
+  let machineLine: string | null = null;
   for (const text of readFileSync(file, "utf8").split("\n")) {
     if (!text.trim()) continue;
     const row = JSON.parse(text) as Record<string, unknown>;
+    if (typeof row.machine === "string") machineLine = row.machine;
     const scenario = SCENARIOS.find((s) => s.name === row.scenario);
     if (!scenario) continue;
     let o = byName.get(scenario.name);
@@ -216,7 +218,7 @@ function readOutcomes(file: string): Outcome[] {
       o.seconds = typeof row.seconds === "number" ? row.seconds : 0;
     }
   }
-  return [...byName.values()];
+  return { machine: machineLine ?? `unknown (rendered from ${file})`, outcomes: [...byName.values()] };
 }
 
 async function main(): Promise<number> {
@@ -235,9 +237,10 @@ async function main(): Promise<number> {
     process.stderr.write(`bench: unknown scenario ${unknown.join(", ")}; known: ${SCENARIOS.map((s) => s.name)}\n`);
     return 2;
   }
-  const before = machine();
-  const outcomes: Outcome[] = values.from ? readOutcomes(values.from) : [];
-  if (values.out) writeFileSync(values.out, "");
+  const loaded = values.from ? readOutcomes(values.from) : null;
+  const before = loaded?.machine ?? machine();
+  const outcomes: Outcome[] = loaded?.outcomes ?? [];
+  if (values.out) writeFileSync(values.out, `${JSON.stringify({ machine: before })}\n`);
   for (const scenario of values.from ? [] : SCENARIOS.filter((s) => wanted.includes(s.name))) {
     process.stderr.write(`\n== bench ${scenario.name}: ${scenario.command.slice(1).join(" ")}\n`);
     const outcome = await run(scenario, values.quick);
