@@ -3,40 +3,14 @@
  * (structured-clone messages, so vectors arrive as Float32Array). Why a process and not a
  * thread is said in onnx-host.ts.
  */
-import type { Subprocess } from "bun";
+import { OnnxChild } from "../onnx/child.ts";
 import { type ComponentModel, componentFiles, type Precision } from "./models.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
-/** `onExit` fires once, however the process ends. */
-export class ModelProcess {
-  onMessage: (msg: FromWorker) => void = () => {};
-  onExit: (reason: string) => void = () => {};
-  readonly proc: Subprocess;
-  private stopping = false;
-
+/** `onExit` fires once, however the process ends (../onnx/child.ts). */
+export class ModelProcess extends OnnxChild<ToWorker, FromWorker> {
   constructor() {
-    this.proc = Bun.spawn([process.execPath, new URL("./onnx-host.ts", import.meta.url).pathname], {
-      ipc: (msg: FromWorker) => this.onMessage(msg),
-      serialization: "advanced",
-      stdin: "ignore",
-      stdout: "ignore",
-      // The child's own errors (a native crash report) go where the service's own stderr goes.
-      stderr: "inherit",
-      env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: "skip" },
-    });
-    void this.proc.exited.then((code) => {
-      const how = this.proc.signalCode ? `was killed by ${this.proc.signalCode}` : `exited with code ${code}`;
-      this.onExit(this.stopping ? "was stopped" : how);
-    });
-  }
-
-  send(msg: ToWorker): void {
-    this.proc.send(msg);
-  }
-
-  stop(): void {
-    this.stopping = true;
-    this.proc.kill("SIGTERM");
+    super(new URL("./onnx-host.ts", import.meta.url));
   }
 }
 

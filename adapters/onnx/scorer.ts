@@ -13,10 +13,10 @@
  * - A process that dies (native crash, kill) fails only the chunks it held with "unavailable";
  *   the next chunk starts a new one.
  */
-import type { Subprocess } from "bun";
 import { AppError } from "../../domain/errors.ts";
 import type { FastModel, FastScorer, FastScores } from "../../domain/foundry/serving/fast-path.ts";
 import type { JsonValue } from "../../domain/ports.ts";
+import { OnnxChild } from "./child.ts";
 import type { Column, FromHost, ToHost } from "./protocol.ts";
 import { toFeeds } from "./tensors.ts";
 
@@ -184,39 +184,20 @@ export class OnnxScorer implements FastScorer {
   }
 }
 
-/** One model process: a Bun child with an IPC channel (structured clone keeps typed arrays). */
-class Host {
-  onMessage: (msg: FromHost) => void = () => {};
-  onExit: (reason: string) => void = () => {};
+/** One model process (child.ts), with the chunks it holds and a promise of its first "ready". */
+class Host extends OnnxChild<ToHost, FromHost> {
   readonly inFlight = new Map<number, Chunk>();
   readonly ready: Promise<void>;
-  private readonly proc: Subprocess;
-  private stopping = false;
+  private started: () => void = () => {};
+  private failed: (err: Error) => void = () => {};
 
   constructor(opts: OnnxScorerOptions) {
-    let started: () => void = () => {};
-    let failed: (err: Error) => void = () => {};
+    super(new URL("./host.ts", import.meta.url));
     this.ready = new Promise<void>((resolve, reject) => {
-      started = resolve;
-      failed = reject;
+      this.started = resolve;
+      this.failed = reject;
     });
     this.ready.catch(() => {}); // observed by run(); never an unhandled rejection
-    this.proc = Bun.spawn([process.execPath, new URL("./host.ts", import.meta.url).pathname], {
-      ipc: (msg: FromHost) => {
-        if (msg.type === "ready") started();
-        this.onMessage(msg);
-      },
-      serialization: "advanced",
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "inherit",
-      env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: "skip" },
-    });
-    void this.proc.exited.then((code) => {
-      const how = this.proc.signalCode ? `was killed by ${this.proc.signalCode}` : `exited with code ${code}`;
-      failed(new Error(how));
-      this.onExit(this.stopping ? "was stopped" : how);
-    });
     this.send({
       type: "init",
       cacheSize: opts.cacheSize ?? 16,
@@ -224,12 +205,12 @@ class Host {
     });
   }
 
-  send(msg: ToHost): void {
-    this.proc.send(msg);
+  protected override received(msg: FromHost): void {
+    if (msg.type === "ready") this.started();
+    super.received(msg);
   }
 
-  stop(): void {
-    this.stopping = true;
-    this.proc.kill("SIGTERM");
+  protected override ended(how: string): void {
+    this.failed(new Error(how));
   }
 }
