@@ -1,16 +1,26 @@
 /**
  * InfluxDB line protocol (ILP, v1 text) for one table, encoded straight from the canonical
- * row values (domain/rtdb RowConverter) into one request body per batch.
+ * row values (domain/rtdb RowConverter) into the UTF-8 bytes of one request body per batch.
  *
  * Why not @questdb/nodejs-client's Sender: it spends ~4 µs a row on generic checks (name
  * validation, capacity checks with Buffer.byteLength, escaping character by character, a
  * debug log string and an awaited promise per row), capping ingest near 85k rows per CPU
- * second; issue 20 asks for 1M. Here everything fixed per table — the escaped table name and
- * every `,name=` / ` name=` prefix — is built once, and a row costs a few string appends.
- * The wire format is the one the Sender writes (v1: text floats, `i` integers, `t`
- * microsecond timestamps, the designated timestamp in nanoseconds), and the escaping rules
- * are ILP's: in names and symbol values a space, comma, equals sign, backslash, CR or LF is
- * preceded by a backslash; in quoted strings a double quote, backslash, CR or LF is.
+ * second; issue 20 asks for 1M. The wire format is the one the Sender writes (v1: text
+ * floats, `i` integers, `t` microsecond timestamps, the designated timestamp in
+ * nanoseconds), and the escaping rules are ILP's: in names and symbol values a space, comma,
+ * equals sign, backslash, CR or LF is preceded by a backslash; in quoted strings a double
+ * quote, backslash, CR or LF is.
+ *
+ * Why bytes, not a string: building each line with string appends and the batch as one
+ * 5 MB string, then letting fetch encode it as UTF-8, cost more than everything else on the
+ * path together (ropes to flatten, a copy per batch, garbage per row). Here the rows go into
+ * one reused, growing Uint8Array: everything fixed per table (the table name, every
+ * `name=`) is encoded once; integers, safe-integer floats and timestamps are written digit
+ * by digit without a string; other floats are `String(v)` copied as ASCII (the same
+ * shortest round-trip text as before); names and strings take an ASCII loop that escapes as
+ * it copies, and fall back to TextEncoder only from the first non-ASCII character on.
+ * ilp-reference.ts keeps the previous string encoder as the oracle the tests compare
+ * against byte for byte.
  */
 import type { CanonicalValue, ColumnType } from "../../domain/rtdb/index.ts";
 
@@ -50,19 +60,35 @@ export function escapeQuoted(s: string): string {
   return QUOTED_NEEDS_ESCAPE.test(s) ? s.replace(QUOTED_NEEDS_ESCAPE_G, "\\$&") : s;
 }
 
+const utf8 = new TextEncoder();
+const SPACE = 0x20;
+const COMMA = 0x2c;
+const EQUALS = 0x3d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CR = 0x0d;
+const LF = 0x0a;
+const ZERO = 0x30;
+const MINUS = 0x2d;
+/** Room reserved per value that is not a string: the longest number text plus its suffix. */
+const NUMBER_ROOM = 32;
+
 interface Column {
   /** Index of the value in the canonical row. */
   i: number;
   kind: IlpKindValue;
-  /** `,name=` — the separator is chosen per row (the first field after the symbols takes a space). */
-  name: string;
+  /** `name=`, escaped, as UTF-8; the separator before it is chosen per row. */
+  name: Uint8Array;
 }
 
 export class IlpTableEncoder {
   private readonly symbols: Column[];
   private readonly fields: Column[];
-  private readonly prefix: string;
-  private body = "";
+  private readonly prefix: Uint8Array;
+  /** Bytes one row needs at most besides its string values' own (see append). */
+  private readonly rowRoom: number;
+  private buf = new Uint8Array(1 << 16);
+  private pos = 0;
   private rows = 0;
 
   /**
@@ -74,10 +100,11 @@ export class IlpTableEncoder {
     columns: readonly { name: string; type: ColumnType }[],
     private readonly designated: number,
   ) {
-    this.prefix = escapeName(table);
-    const all = columns.map((c, i) => ({ i, kind: ILP_KIND[c.type], name: `${escapeName(c.name)}=` }));
+    this.prefix = utf8.encode(escapeName(table));
+    const all = columns.map((c, i) => ({ i, kind: ILP_KIND[c.type], name: utf8.encode(`${escapeName(c.name)}=`) }));
     this.symbols = all.filter((c) => c.kind === IlpKind.Symbol);
     this.fields = all.filter((c) => c.kind !== IlpKind.Symbol && c.i !== designated);
+    this.rowRoom = this.prefix.length + all.reduce((n, c) => n + c.name.length + 1 + NUMBER_ROOM, 0) + NUMBER_ROOM + 2;
   }
 
   get pending(): number {
@@ -89,53 +116,217 @@ export class IlpTableEncoder {
    * the designated timestamp is set, and at least one other value is.
    */
   append(values: readonly CanonicalValue[]): void {
-    let line = this.prefix;
+    // Room for everything but string contents up front; each string reserves its own.
+    this.ensure(this.rowRoom);
+    this.bytes(this.prefix);
     for (let k = 0; k < this.symbols.length; k++) {
       const c = this.symbols[k]!;
       const v = values[c.i];
       if (v === null || v === undefined) continue;
-      line += `,${c.name}${escapeName(v as string)}`;
+      this.buf[this.pos++] = COMMA;
+      this.bytes(c.name);
+      this.name(v as string);
     }
-    let sep = " ";
+    let sep = SPACE;
     for (let k = 0; k < this.fields.length; k++) {
       const c = this.fields[k]!;
       const v = values[c.i];
       if (v === null || v === undefined) continue;
-      line += sep + c.name;
-      sep = ",";
+      this.buf[this.pos++] = sep;
+      sep = COMMA;
+      this.bytes(c.name);
       switch (c.kind) {
         case IlpKind.Float:
-          line += String(v);
+          this.float(v as number);
           break;
         case IlpKind.Int:
-          line += `${v}i`;
+          this.integer(v as number);
+          this.buf[this.pos++] = 0x69; // i
           break;
         case IlpKind.String:
-          line += `"${escapeQuoted(v as string)}"`;
+          this.quoted(v as string);
           break;
         case IlpKind.Boolean:
-          line += v ? "t" : "f";
+          this.buf[this.pos++] = v ? 0x74 : 0x66; // t / f
           break;
         default:
-          line += `${v}t`;
+          this.micros(v as bigint);
+          this.buf[this.pos++] = 0x74; // t
       }
     }
-    // The designated timestamp in nanoseconds (microseconds × 1000, as text: no BigInt math).
-    this.body += `${line} ${values[this.designated]}000\n`;
+    // The designated timestamp in nanoseconds: its microseconds followed by "000".
+    this.buf[this.pos++] = SPACE;
+    this.micros(values[this.designated] as bigint);
+    this.buf[this.pos++] = ZERO;
+    this.buf[this.pos++] = ZERO;
+    this.buf[this.pos++] = ZERO;
+    this.buf[this.pos++] = LF;
     this.rows++;
   }
 
-  /** The pending rows as one request body; the encoder is empty afterwards. */
-  take(): string {
-    const body = this.body;
-    this.body = "";
+  /**
+   * The pending rows as one request body (UTF-8); the encoder is empty afterwards. The bytes
+   * are a view of the encoder's buffer, valid until the next append: send them before that.
+   */
+  take(): Uint8Array {
+    const body = this.buf.subarray(0, this.pos);
+    this.pos = 0;
     this.rows = 0;
     return body;
   }
 
   /** Drops the pending rows (a refused batch is never sent half-built). */
   reset(): void {
-    this.body = "";
+    this.pos = 0;
     this.rows = 0;
+  }
+
+  private ensure(room: number): void {
+    if (this.pos + room <= this.buf.length) return;
+    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.pos + room));
+    grown.set(this.buf.subarray(0, this.pos));
+    this.buf = grown;
+  }
+
+  /** A short precomputed piece: a loop beats set() at these lengths. */
+  private bytes(b: Uint8Array): void {
+    const buf = this.buf;
+    let p = this.pos;
+    for (let j = 0; j < b.length; j++) buf[p++] = b[j]!;
+    this.pos = p;
+  }
+
+  /** A symbol value, escaped as a name. */
+  private name(s: string): void {
+    // At most 3 bytes per UTF-16 unit once encoded (an escaped ASCII character takes 2), and
+    // again the row's fixed room: what append reserved is behind this string's end.
+    this.ensure(s.length * 3 + this.rowRoom);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let j = 0; j < s.length; j++) {
+      const c = s.charCodeAt(j);
+      if (c >= 0x80) {
+        this.pos = p;
+        this.utf8(escapeName(s.slice(j)));
+        return;
+      }
+      if (c === SPACE || c === COMMA || c === EQUALS || c === BACKSLASH || c === CR || c === LF) buf[p++] = BACKSLASH;
+      buf[p++] = c;
+    }
+    this.pos = p;
+  }
+
+  /** A string field: its escaped content in double quotes. */
+  private quoted(s: string): void {
+    this.ensure(s.length * 3 + 2 + this.rowRoom);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    for (let j = 0; j < s.length; j++) {
+      const c = s.charCodeAt(j);
+      if (c >= 0x80) {
+        this.pos = p;
+        this.utf8(escapeQuoted(s.slice(j)));
+        this.buf[this.pos++] = QUOTE;
+        return;
+      }
+      if (c === QUOTE || c === BACKSLASH || c === CR || c === LF) buf[p++] = BACKSLASH;
+      buf[p++] = c;
+    }
+    buf[p++] = QUOTE;
+    this.pos = p;
+  }
+
+  /** Text with non-ASCII characters (room already reserved); lone surrogates become U+FFFD, as fetch encodes them. */
+  private utf8(s: string): void {
+    this.pos += utf8.encodeInto(s, this.buf.subarray(this.pos)).written;
+  }
+
+  /** A DOUBLE/FLOAT value as String(v) writes it (shortest round-trip; -0 is "0"). */
+  private float(v: number): void {
+    if (Number.isSafeInteger(v)) {
+      this.integer(v);
+      return;
+    }
+    // Fractions, exponents, Infinity: the engine's own formatting, ASCII only.
+    const s = String(v);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let j = 0; j < s.length; j++) buf[p++] = s.charCodeAt(j);
+    this.pos = p;
+  }
+
+  /** Epoch microseconds (a bigint) as decimal digits. */
+  private micros(us: bigint): void {
+    // Number() is exact within ±2^53 (years 1684..2255); past that, the bigint's own text.
+    const n = Number(us);
+    if (Number.isSafeInteger(n)) {
+      this.integer(n);
+      return;
+    }
+    const s = us.toString();
+    const buf = this.buf;
+    let p = this.pos;
+    for (let j = 0; j < s.length; j++) buf[p++] = s.charCodeAt(j);
+    this.pos = p;
+  }
+
+  /** A safe integer as String(v) writes it, digit by digit with 32-bit arithmetic. */
+  private integer(v: number): void {
+    if (v < 0) {
+      this.buf[this.pos++] = MINUS;
+      v = -v;
+    }
+    if (v < 1e9) {
+      this.digits(v);
+      return;
+    }
+    // Two parts below 1e9. The floor is exact: v < 2^53 puts v / 1e9 below 2^24, where a
+    // double's spacing is at most 2^-29 (1.9e-9), while a quotient that is not an integer lies
+    // at least 1e-9 below the next one, more than half a spacing: it never rounds up to it.
+    const high = Math.floor(v / 1e9);
+    const low = v - high * 1e9;
+    this.digits(high);
+    // The low part, zero-padded to nine digits, from the last digit back.
+    const buf = this.buf;
+    let p = this.pos + 9;
+    this.pos = p;
+    let n = low | 0;
+    for (let j = 0; j < 9; j++) {
+      const q = (n / 10) | 0;
+      buf[--p] = ZERO + n - q * 10;
+      n = q;
+    }
+  }
+
+  /** 0 <= n < 1e9 without leading zeros. */
+  private digits(n: number): void {
+    let x = n | 0;
+    const len =
+      x < 10
+        ? 1
+        : x < 100
+          ? 2
+          : x < 1000
+            ? 3
+            : x < 10000
+              ? 4
+              : x < 100000
+                ? 5
+                : x < 1000000
+                  ? 6
+                  : x < 10000000
+                    ? 7
+                    : x < 100000000
+                      ? 8
+                      : 9;
+    const buf = this.buf;
+    let p = this.pos + len;
+    this.pos = p;
+    do {
+      const q = (x / 10) | 0;
+      buf[--p] = ZERO + x - q * 10;
+      x = q;
+    } while (x > 0);
   }
 }

@@ -108,9 +108,10 @@ export class QuestDbHttp {
   /**
    * Sends one ILP body to `/write` (QuestDB commits one request as one transaction). A refusal
    * (4xx) is `bad_request` with QuestDB's message, which names the offending line; anything else
-   * is `unavailable`.
+   * is `unavailable`. The body is the encoder's UTF-8 bytes, sent as they are (no copy into a
+   * string and back); the caller must not change them until this returns.
    */
-  async writeIlp(body: string): Promise<void> {
+  async writeIlp(body: Uint8Array | string): Promise<void> {
     if (this.closed) throw new AppError("unavailable", "time-series adapter is closed");
     let res: Response;
     try {
