@@ -5,7 +5,7 @@
  * a malformed update costs only its own connection, rooms never leak into each other, a
  * socket pushed back by an acknowledgement still receives the rest of the tick.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as Y from "yjs";
 import {
   MemoryCollabPersistence,
@@ -15,31 +15,10 @@ import {
   waitFor,
 } from "../../test/fixtures/editor-server.ts";
 import { MSG } from "./frames.ts";
-import { CollabRooms, type CollabRoomsOptions } from "./rooms.ts";
+import { roomHarness, text } from "./test-support.ts";
 
-const quiet = { warn() {}, error() {} };
-const open: CollabRooms[] = [];
-
-function makeRooms(persistence: MemoryCollabPersistence, over: Partial<CollabRoomsOptions> = {}): CollabRooms {
-  const rooms = new CollabRooms({
-    persistence,
-    pubsub: null,
-    channelPrefix: "t",
-    instanceId: "i1",
-    logger: quiet,
-    // Saves only on flush/unload/shutdown: what is stored is what the stop path wrote.
-    debounceMs: 60_000,
-    maxWaitMs: 60_000,
-    unloadDelayMs: 60_000,
-    ...over,
-  });
-  open.push(rooms);
-  return rooms;
-}
-
-afterEach(async () => {
-  for (const r of open.splice(0)) await r.close();
-});
+// Saves only on flush/unload/shutdown: what is stored is what the stop path wrote.
+const harness = roomHarness({ debounceMs: 60_000, maxWaitMs: 60_000, unloadDelayMs: 60_000 });
 
 /** A Hocuspocus-flavoured peer (no address framing): it receives a SyncStatus per update. */
 type HocuspocusPeer = RecordingPeer & { acks(): number };
@@ -51,8 +30,6 @@ function hocuspocusPeer(): HocuspocusPeer {
     acks: () => peer.frames.filter((f) => f[0] === MSG.syncStatus && f[1] === 1).length,
   });
 }
-
-const text = (doc: Y.Doc) => doc.getText("t").toString();
 
 /** `n` single-character inserts typed in order into `scratch`, one update each. */
 function typed(scratch: Y.Doc, n: number, from = 0): Uint8Array[] {
@@ -70,7 +47,7 @@ describe("collab room inbox", () => {
   test("every acknowledged update is stored by a graceful stop and comes back after a reload", async () => {
     const p = new MemoryCollabPersistence();
     const id = crypto.randomUUID();
-    const rooms = makeRooms(p, { flushIntervalMs: 1_000 }); // a long tick: updates wait in the inbox
+    const rooms = harness.rooms(p, { flushIntervalMs: 1_000 }); // a long tick: updates wait in the inbox
     const room = await rooms.room(id);
     const writers = [hocuspocusPeer(), hocuspocusPeer()];
     for (const w of writers) room.join(w);
@@ -86,7 +63,7 @@ describe("collab room inbox", () => {
     expect(p.stores).toHaveLength(0); // nothing saved yet: the debounce is a minute away
     await rooms.close(); // SIGTERM's path
 
-    const again = makeRooms(p);
+    const again = harness.rooms(p);
     const reloaded = (await again.room(id)).doc;
     const expected = new Y.Doc();
     for (const d of docs) Y.applyUpdate(expected, Y.encodeStateAsUpdate(d));
@@ -95,10 +72,7 @@ describe("collab room inbox", () => {
   });
 
   test("a document read while updates wait in the inbox already holds them", async () => {
-    const p = new MemoryCollabPersistence();
-    const id = crypto.randomUUID();
-    const rooms = makeRooms(p, { flushIntervalMs: 60_000 });
-    const room = await rooms.room(id);
+    const { p, id, room } = await harness.room({ flushIntervalMs: 60_000 });
     const writer = new RecordingPeer();
     const late = new RecordingPeer();
     room.join(writer);
@@ -122,9 +96,7 @@ describe("collab room inbox", () => {
   });
 
   test("a malformed update closes only its sender; the tick's other updates apply and reach everyone", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p, { flushIntervalMs: 50 });
-    const room = await rooms.room(crypto.randomUUID());
+    const { room } = await harness.room({ flushIntervalMs: 50 });
     const good = new RecordingPeer();
     const bad = new RecordingPeer();
     const reader = new RecordingPeer();
@@ -140,8 +112,7 @@ describe("collab room inbox", () => {
   });
 
   test("a client in another room never receives this room's updates", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p, { flushIntervalMs: 0 });
+    const rooms = harness.rooms(new MemoryCollabPersistence(), { flushIntervalMs: 0 });
     const a = await rooms.room(crypto.randomUUID());
     const b = await rooms.room(crypto.randomUUID());
     const writer = new RecordingPeer();
@@ -158,9 +129,7 @@ describe("collab room inbox", () => {
   });
 
   test("a socket pushed back by its acknowledgement still gets the tick's other updates on drain", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p, { flushIntervalMs: 50 });
-    const room = await rooms.room(crypto.randomUUID());
+    const { room } = await harness.room({ flushIntervalMs: 50 });
     const other = new RecordingPeer();
     const slow = hocuspocusPeer();
     const observer = new RecordingPeer();

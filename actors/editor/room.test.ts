@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as Y from "yjs";
 import {
   MemoryCollabPersistence,
@@ -7,37 +7,14 @@ import {
   updateFrame,
   waitFor,
 } from "../../test/fixtures/editor-server.ts";
-import { CollabRooms, type CollabRoomsOptions } from "./rooms.ts";
+import { roomHarness, text } from "./test-support.ts";
 
-const quiet = { warn() {}, error() {} };
-const open: CollabRooms[] = [];
-
-function makeRooms(persistence: MemoryCollabPersistence, over: Partial<CollabRoomsOptions> = {}): CollabRooms {
-  const rooms = new CollabRooms({
-    persistence,
-    pubsub: null,
-    channelPrefix: "t",
-    instanceId: "i1",
-    logger: quiet,
-    debounceMs: 10,
-    maxWaitMs: 50,
-    unloadDelayMs: 20,
-    ...over,
-  });
-  open.push(rooms);
-  return rooms;
-}
-
-afterEach(async () => {
-  for (const r of open.splice(0)) await r.close();
-});
-
-const text = (doc: Y.Doc) => doc.getText("t").toString();
+const harness = roomHarness({ debounceMs: 10, maxWaitMs: 50, unloadDelayMs: 20 });
 
 describe("collab room", () => {
   test("loads once for many concurrent connections", async () => {
     const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p);
+    const rooms = harness.rooms(p);
     const id = crypto.randomUUID();
     const got = await Promise.all(Array.from({ length: 20 }, () => rooms.room(id)));
     expect(new Set(got).size).toBe(1);
@@ -49,7 +26,7 @@ describe("collab room", () => {
     const id = crypto.randomUUID();
     p.states.set(id, textUpdate("stored"));
     p.failLoads = 1;
-    const rooms = makeRooms(p);
+    const rooms = harness.rooms(p);
     await expect(rooms.room(id)).rejects.toThrow("injected load failure");
     expect(rooms.stats().rooms).toBe(0);
     const room = await rooms.room(id);
@@ -59,9 +36,7 @@ describe("collab room", () => {
   });
 
   test("updates of one tick reach each peer as one merged frame", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p);
-    const room = await rooms.room(crypto.randomUUID());
+    const { room } = await harness.room();
     const writer = new RecordingPeer();
     const readers = [new RecordingPeer(), new RecordingPeer(), new RecordingPeer()];
     for (const peer of [writer, ...readers]) room.join(peer);
@@ -84,9 +59,7 @@ describe("collab room", () => {
   });
 
   test("a peer under backpressure is skipped, then caught up exactly on drain", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p);
-    const room = await rooms.room(crypto.randomUUID());
+    const { room } = await harness.room();
     const writer = new RecordingPeer();
     const observer = new RecordingPeer();
     const slow = new RecordingPeer();
@@ -119,10 +92,7 @@ describe("collab room", () => {
   });
 
   test("a viewer's updates are dropped", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p);
-    const id = crypto.randomUUID();
-    const room = await rooms.room(id);
+    const { p, id, room } = await harness.room();
     const viewer = new RecordingPeer(true);
     const editor = new RecordingPeer();
     room.join(viewer);
@@ -136,10 +106,7 @@ describe("collab room", () => {
   });
 
   test("a failed save keeps the document and retries; unload waits for it", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p);
-    const id = crypto.randomUUID();
-    const room = await rooms.room(id);
+    const { p, rooms, id, room } = await harness.room();
     const peer = new RecordingPeer();
     room.join(peer);
     p.failStores = 2;
@@ -155,10 +122,7 @@ describe("collab room", () => {
   });
 
   test("a busy room saves within the max wait, not only when edits stop", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p, { debounceMs: 40, maxWaitMs: 100 });
-    const id = crypto.randomUUID();
-    const room = await rooms.room(id);
+    const { p, room } = await harness.room({ debounceMs: 40, maxWaitMs: 100 });
     const peer = new RecordingPeer();
     room.join(peer);
     const scratch = new Y.Doc();
@@ -176,10 +140,7 @@ describe("collab room", () => {
   });
 
   test("the last client leaving flushes and unloads the room", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p, { debounceMs: 60_000, maxWaitMs: 60_000 });
-    const id = crypto.randomUUID();
-    const room = await rooms.room(id);
+    const { p, rooms, id, room } = await harness.room({ debounceMs: 60_000, maxWaitMs: 60_000 });
     const peer = new RecordingPeer();
     room.join(peer);
     room.post(peer, updateFrame(textUpdate("bye")));
@@ -194,7 +155,7 @@ describe("collab room", () => {
 
   test("shutdown saves every dirty room", async () => {
     const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p, { debounceMs: 60_000, maxWaitMs: 60_000 });
+    const rooms = harness.rooms(p, { debounceMs: 60_000, maxWaitMs: 60_000 });
     const ids = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
     for (const id of ids) {
       const room = await rooms.room(id);
@@ -209,10 +170,7 @@ describe("collab room", () => {
   });
 
   test("withDoc edits the live room, reaches its peers and resolves once stored", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = makeRooms(p, { debounceMs: 60_000, maxWaitMs: 60_000 });
-    const id = crypto.randomUUID();
-    const room = await rooms.room(id);
+    const { p, rooms, id, room } = await harness.room({ debounceMs: 60_000, maxWaitMs: 60_000 });
     const peer = new RecordingPeer();
     room.join(peer);
     const by = { updated_by_type: "agent", updated_by_id: "a-7" };
