@@ -9,7 +9,13 @@
  * so for an article the candidates are the entries under the article's own combinations
  * in each table in use, plus the min_impact-only list up to the article's score, plus the
  * unconstrained ("all") set. Each candidate is then checked against its whole filter
- * with set lookups (min_impact, and any field left out of the key).
+ * with set lookups (any field left out of the key).
+ *
+ * A bucket is an array sorted by min_impact (none first), so the candidates of an article
+ * are the bucket's prefix up to its impact_score: a watch-list with a high impact bar
+ * ("earnings in the US above 0.6") costs nothing for the articles below the bar. Buckets
+ * are replaced, never edited in place, so a visit that connects or disconnects someone
+ * cannot disturb the loop that is calling it.
  *
  * Combining fields matters: a filter on a source type and a sentiment keyed by the source
  * type alone would be a candidate for a fifth of all articles; keyed by both, for one in
@@ -75,6 +81,8 @@ const SEP = "\u0000";
 interface Entry<S> {
   sub: S;
   filter: CompiledFilter;
+  /** min_impact, or -Infinity: the bucket sort key. */
+  threshold: number;
   /** Bit i set: FIELDS[i] is part of the key; 0 for the impact list and the "all" set. */
   mask: number;
   keys: string[];
@@ -153,10 +161,31 @@ export interface NewsIndexStats {
   all: number;
 }
 
+/** One key table: the fields it keys (in FIELDS order) and its buckets. */
+interface Table<S> {
+  mask: number;
+  fields: KeyField[];
+  buckets: Map<string, Entry<S>[]>;
+}
+
+/** First position in a threshold-sorted bucket whose threshold is > t. */
+function after<S>(bucket: readonly Entry<S>[], t: number): number {
+  let lo = 0;
+  let hi = bucket.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((bucket[mid] as Entry<S>).threshold <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export class NewsIndex<S> {
   private readonly entries = new Map<S, Entry<S>>();
-  /** mask -> key -> entries. Only masks some subscriber uses are present. */
-  private readonly tables = new Map<number, Map<string, Set<Entry<S>>>>();
+  /** mask -> table. Only masks some subscriber uses are present. */
+  private readonly tables = new Map<number, Table<S>>();
+  /** The same tables as an array: match() walks it without allocating iterator entries. */
+  private tableList: Table<S>[] = [];
   /** min_impact-only subscribers, ascending by threshold: a match is a prefix of this list. */
   private impact: Entry<S>[] = [];
   private readonly all = new Set<Entry<S>>();
@@ -172,22 +201,22 @@ export class NewsIndex<S> {
   set(sub: S, filter: CompiledFilter): void {
     this.remove(sub);
     const { mask, keys } = keysOf(filter);
-    const entry: Entry<S> = { sub, filter, mask, keys, stamp: 0 };
+    const threshold = filter.minImpact ?? Number.NEGATIVE_INFINITY;
+    const entry: Entry<S> = { sub, filter, threshold, mask, keys, stamp: 0 };
     this.entries.set(sub, entry);
     if (mask !== 0) {
       this.perMask.set(mask, (this.perMask.get(mask) ?? 0) + 1);
       let table = this.tables.get(mask);
       if (!table) {
-        table = new Map();
+        table = { mask, fields: FIELDS.filter((_, i) => mask & (1 << i)), buckets: new Map() };
         this.tables.set(mask, table);
+        this.tableList = [...this.tables.values()];
       }
       for (const k of keys) {
-        let bucket = table.get(k);
-        if (!bucket) {
-          bucket = new Set();
-          table.set(k, bucket);
-        }
-        bucket.add(entry);
+        const bucket = table.buckets.get(k) ?? [];
+        // A key may repeat only if the filter repeats a value; sets rule that out.
+        const at = after(bucket, threshold);
+        table.buckets.set(k, [...bucket.slice(0, at), entry, ...bucket.slice(at)]);
       }
     } else if (filter.minImpact !== null) {
       this.impact.splice(this.impactSlot(filter.minImpact), 0, entry);
@@ -206,11 +235,16 @@ export class NewsIndex<S> {
       else this.perMask.set(entry.mask, left);
       const table = this.tables.get(entry.mask);
       for (const k of entry.keys) {
-        const bucket = table?.get(k);
-        bucket?.delete(entry);
-        if (bucket?.size === 0) table?.delete(k);
+        const bucket = table?.buckets.get(k);
+        if (!table || !bucket) continue;
+        const rest = bucket.filter((e) => e !== entry);
+        if (rest.length === 0) table.buckets.delete(k);
+        else table.buckets.set(k, rest);
       }
-      if (table?.size === 0) this.tables.delete(entry.mask);
+      if (table?.buckets.size === 0) {
+        this.tables.delete(entry.mask);
+        this.tableList = [...this.tables.values()];
+      }
     } else if (entry.filter.minImpact !== null) {
       // Equal thresholds sit together; search from the first slot of this threshold.
       for (let i = this.impactSlot(entry.filter.minImpact); i < this.impact.length; i++) {
@@ -229,13 +263,21 @@ export class NewsIndex<S> {
   match(a: Article, visit: (sub: S) => void): number {
     const epoch = ++this.epoch;
     let n = 0;
-    for (const [mask, table] of this.tables) {
-      const lists: (readonly string[])[] = [];
-      for (const [i, field] of FIELDS.entries()) if (mask & (1 << i)) lists.push(articleValues(a, field));
-      for (const key of combinations(lists)) {
-        const bucket = table.get(key);
-        if (!bucket) continue;
-        for (const e of bucket) {
+    const score = a.impact_score;
+    for (const table of this.tableList) {
+      const { fields, buckets } = table;
+      // One keyed field (a ticker watch-list, the common case): the article's values are the keys.
+      const keys =
+        fields.length === 1
+          ? articleValues(a, fields[0] as KeyField)
+          : combinations(fields.map((f) => articleValues(a, f)));
+      for (const key of keys) {
+        const bucket = buckets.get(key);
+        if (bucket === undefined) continue;
+        for (let i = 0; i < bucket.length; i++) {
+          const e = bucket[i] as Entry<S>;
+          // Sorted by threshold: the rest of the bucket wants more impact than this article has.
+          if (e.threshold > score) break;
           if (e.stamp === epoch) continue;
           e.stamp = epoch;
           if (matchesCompiled(e.filter, a)) {

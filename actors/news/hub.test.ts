@@ -20,7 +20,7 @@ class RecordingSink implements NewsSink {
   readonly frames: Frame[] = [];
   closedWith: number | null = null;
   status: (text: string) => number = (t) => t.length;
-  send(text: string): number {
+  sendText(text: string): number {
     const s = this.status(text);
     if (s !== 0) this.frames.push(JSON.parse(text) as Frame);
     return s;

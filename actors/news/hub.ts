@@ -7,9 +7,9 @@
  * 1. dedup by article_id against the ring of the last 10,000 articles (spec 8.2);
  * 2. encode the article's wire JSON once (toWire + stringify) for all recipients;
  * 3. find the matching subscribers through the NewsIndex (cost follows the plausible
- *    subscribers, not all of them) and offer the shared entry to each one's queue;
- * 4. flush the touched subscribers once per tick (a burst coalesces under one cork);
- * 5. broadcast the article on the pub/sub channel, so every other instance fans it out
+ *    subscribers, not all of them) and offer the shared entry to each: a subscriber whose
+ *    socket takes frames writes it at once, a backed-up one queues it (subscriber.ts);
+ * 4. broadcast the article on the pub/sub channel, so every other instance fans it out
  *    to its own subscribers. Local subscribers are served first (no Redis round trip),
  *    and an instance ignores its own broadcast when it comes back (origin check) — and
  *    the ring's dedup would drop it anyway — so nobody receives an article twice.
@@ -104,9 +104,13 @@ export class NewsHub implements NewsPublisher {
   private readonly ring: ArticleRing<HubArticle>;
   private readonly subscribers = new Set<NewsSubscriber>();
   private readonly queueSize: number;
-  private readonly queueBytes: number;
-  private toFlush: NewsSubscriber[] = [];
-  private flushScheduled = false;
+  /** One options object for every subscriber (not a copy per connection). */
+  private readonly subOpts: { queueSize: number; queueBytes: number };
+  /** The article being fanned out; read by `deliver`, so the match loop allocates no closure. */
+  private delivering: HubArticle | null = null;
+  private readonly deliver = (sub: NewsSubscriber): void => {
+    sub.offer(this.delivering as HubArticle);
+  };
   private hseq = 0;
   private unsubscribe: (() => Promise<void>) | null = null;
   private closing: Promise<void> | undefined;
@@ -145,7 +149,7 @@ export class NewsHub implements NewsPublisher {
   constructor(private readonly opts: NewsHubOptions) {
     this.ring = new ArticleRing(opts.ringSize ?? NEWS_DEFAULTS.ringSize);
     this.queueSize = opts.queueSize ?? NEWS_DEFAULTS.queueSize;
-    this.queueBytes = opts.queueBytes ?? NEWS_DEFAULTS.queueBytes;
+    this.subOpts = { queueSize: this.queueSize, queueBytes: opts.queueBytes ?? NEWS_DEFAULTS.queueBytes };
   }
 
   /** Joins the cross-instance channel; resolves once the subscription is live. */
@@ -188,13 +192,7 @@ export class NewsHub implements NewsPublisher {
   connect(sink: NewsSink, meta: SubscriberMeta): NewsSubscriber | null {
     if (this.closing || this.refusing) return null;
     const compiled = compileFilter({});
-    const sub = new NewsSubscriber(
-      meta,
-      sink,
-      compiled,
-      { queueSize: this.queueSize, queueBytes: this.queueBytes },
-      this.hooks,
-    );
+    const sub = new NewsSubscriber(meta, sink, compiled, this.subOpts, this.hooks);
     this.subscribers.add(sub);
     this.index.set(sub, compiled);
     return sub;
@@ -287,7 +285,7 @@ export class NewsHub implements NewsPublisher {
     return this.closing;
   }
 
-  /** Dedup, encode once, match, queue; false for a duplicate. */
+  /** Dedup, encode once, match and deliver; false for a duplicate. */
   private accept(article: Article): boolean {
     if (this.ring.has(article.article_id)) {
       this.counts.duplicates++;
@@ -300,25 +298,14 @@ export class NewsHub implements NewsPublisher {
       wire: JSON.stringify(toWire(article)),
     };
     this.ring.push(entry);
-    this.counts.matched += this.index.match(article, (sub) => {
-      if (sub.offer(entry)) {
-        sub.pending = true;
-        this.toFlush.push(sub);
-      }
-    });
-    if (this.toFlush.length > 0 && !this.flushScheduled) {
-      this.flushScheduled = true;
-      queueMicrotask(this.flushAll);
+    this.delivering = entry;
+    try {
+      this.counts.matched += this.index.match(article, this.deliver);
+    } finally {
+      this.delivering = null;
     }
     return true;
   }
-
-  private readonly flushAll = (): void => {
-    const batch = this.toFlush;
-    this.toFlush = [];
-    this.flushScheduled = false;
-    for (const sub of batch) sub.flush();
-  };
 
   private onChannel(message: string): void {
     // Our own broadcast coming back: recognised by its prefix (publish() writes v, then

@@ -2,17 +2,22 @@
  * One news-stream connection's actor: its filter, a bounded queue of articles (spec 8.2:
  * 200, drop oldest), and the only code that writes articles to its socket.
  *
- * It is built on Mailbox rather than Actor on purpose. Actor's loop hands over one
- * message per handler call; this actor must instead drain a burst under one socket cork
- * (one write syscall for many frames) and stop the moment the socket reports
- * backpressure, resuming on `drain`. While it waits, the hub keeps offering articles and
- * the mailbox evicts the oldest: a slow reader loses messages, is told how many, and is
- * never disconnected for it. Nothing here is asynchronous, so no message costs a promise.
+ * Two paths, one sequence (docs/news.md "The live stream"):
+ * - direct: while the socket takes frames (no backpressure reported), each matching
+ *   article is written the moment the hub offers it, as a bare broadcast would: no queue,
+ *   no per-tick flush, no cork for a single frame. Nothing can be waiting then, because the
+ *   queue only fills while the socket is blocked and is emptied before it unblocks.
+ * - queued: once Bun reports backpressure (-1) or refuses a frame (0), articles go to a
+ *   bounded Mailbox (created then, so a reader that keeps up never pays for one) that
+ *   evicts the oldest; on `drain` the queue is written under one cork until it is empty
+ *   or the socket pushes back again. A slow reader loses messages, is told how many, and
+ *   is never disconnected for it. Nothing here is asynchronous.
  *
  * Every article frame carries two fields beyond spec 6.1 (see docs/decisions.md):
  * `seq`, 1, 2, 3... over the article messages this connection was sent, and `dropped`,
  * how many matching articles this connection has lost so far. Between two consecutive
- * frames, the difference in `dropped` is exactly what was lost in between.
+ * frames, the difference in `dropped` is exactly what was lost in between. Both paths
+ * share `sent` and `lost`, so switching between them keeps both exact.
  */
 import type { Article } from "../../domain/news/types.ts";
 import { Mailbox } from "../mailbox.ts";
@@ -29,12 +34,15 @@ export interface HubArticle {
   readonly wire: string;
 }
 
-/** Where a subscriber writes; the socket layer adapts a Bun ServerWebSocket to it. */
+/**
+ * Where a subscriber writes. A Bun ServerWebSocket is one as it is (the socket layer passes
+ * the socket itself: no adapter object or closures per connection).
+ */
 export interface NewsSink {
   /** A text frame. Bun's status: bytes written (> 0), -1 queued under backpressure, 0 dropped. */
-  send(text: string): number;
+  sendText(text: string): number;
   /** Runs fn with writes batched into one flush (Bun's ws.cork). */
-  cork(fn: () => void): void;
+  cork(fn: () => void): unknown;
   close(code: number, reason: string): void;
 }
 
@@ -71,8 +79,11 @@ export interface SubscriberStats {
   blocked: boolean;
 }
 
+const wireLength = (a: HubArticle): number => a.wire.length;
+
 export class NewsSubscriber {
-  private readonly box: Mailbox<HubArticle>;
+  /** Created the first time the socket backs up, then kept (a reader that stalled once may again). */
+  private box: Mailbox<HubArticle> | null = null;
   private compiled: CompiledFilter;
   /** Articles up to this hub seq were matched under an earlier filter: re-check them. */
   private filterSince = 0;
@@ -80,40 +91,29 @@ export class NewsSubscriber {
   private lost = 0;
   /** The lost count when the current run of losses began; -1 when none is running. */
   private lostAtEpisodeStart = -1;
+  /** The socket reported backpressure: articles queue until `drain`. Invariant: not blocked => queue empty. */
   private blocked = false;
   private closed = false;
-  private readonly queueSize: number;
-  /** Set while the hub holds this subscriber in its to-flush list. */
-  pending = false;
 
   constructor(
     readonly meta: SubscriberMeta,
     private readonly sink: NewsSink,
     filter: CompiledFilter,
-    opts: SubscriberOptions,
+    /** Shared by every subscriber of a hub. */
+    private readonly opts: SubscriberOptions,
     private readonly hooks: SubscriberHooks,
   ) {
     this.compiled = filter;
-    this.queueSize = opts.queueSize;
-    this.box = new Mailbox<HubArticle>({
-      maxCount: opts.queueSize,
-      maxBytes: opts.queueBytes,
-      sizeOf: (a) => a.wire.length,
-      policy: "drop_oldest",
-      onOverflow: (e) => {
-        if (e.policy === "drop_oldest") this.countLost(e.evicted + (e.refusedNew ? 1 : 0));
-      },
-    });
   }
 
-  /** Queues an article for this connection; true when it now needs a flush. */
-  offer(a: HubArticle): boolean {
-    if (this.closed) return false;
-    // A burst larger than the queue inside one tick must not cost drops while the socket
-    // is writable: write what is queued now instead of waiting for the end of the tick.
-    if (this.box.length >= this.queueSize && !this.blocked) this.flush();
-    this.box.offer(a);
-    return !this.blocked && !this.pending;
+  /**
+   * An article that matched this connection's filter: written now while the socket takes
+   * frames, else queued (the oldest is evicted, and counted, when the queue is full).
+   */
+  offer(a: HubArticle): void {
+    if (this.closed) return;
+    if (this.blocked) this.queue().offer(a);
+    else this.write(a);
   }
 
   /**
@@ -126,22 +126,18 @@ export class NewsSubscriber {
     this.filterSince = lastHseq;
   }
 
-  /** Writes queued articles until the queue is empty or the socket pushes back. */
-  flush(): void {
-    this.pending = false;
-    if (this.blocked || this.closed || this.box.length === 0) return;
-    this.sink.cork(() => this.pump());
-    if (this.box.length === 0 && this.lostAtEpisodeStart >= 0) {
+  /** The socket drained its buffer: write what queued meanwhile, until empty or blocked again. */
+  drain(): void {
+    this.blocked = false;
+    if (this.closed) return;
+    const box = this.box;
+    // A burst under one cork: one write for many frames.
+    if (box !== null && box.length > 0) this.sink.cork(() => this.pump(box));
+    if (this.lostAtEpisodeStart >= 0 && (box === null || box.length === 0)) {
       const lost = this.lost - this.lostAtEpisodeStart;
       this.lostAtEpisodeStart = -1;
       this.hooks.onRecovered(this, lost);
     }
-  }
-
-  /** The socket drained its buffer: resume writing. */
-  drain(): void {
-    this.blocked = false;
-    this.flush();
   }
 
   /**
@@ -151,7 +147,7 @@ export class NewsSubscriber {
    */
   sendControl(text: string): number {
     if (this.closed) return 0;
-    const status = this.sink.send(text);
+    const status = this.sink.sendText(text);
     if (status === -1) this.blocked = true;
     return status;
   }
@@ -159,7 +155,7 @@ export class NewsSubscriber {
   /** Stops for good; queued articles are discarded. The socket is closed by its owner. */
   close(): void {
     this.closed = true;
-    this.box.close("closed", { discard: true });
+    this.box?.close("closed", { discard: true });
   }
 
   /** Closes the connection itself (server shutdown). */
@@ -172,31 +168,52 @@ export class NewsSubscriber {
       conn_id: this.meta.conn_id,
       sent: this.sent,
       dropped: this.lost,
-      queued: this.box.length,
-      queuedMax: this.box.stats().highWater,
+      queued: this.box?.length ?? 0,
+      queuedMax: this.box?.stats().highWater ?? 0,
       blocked: this.blocked,
     };
   }
 
-  private pump(): void {
+  private queue(): Mailbox<HubArticle> {
+    this.box ??= new Mailbox<HubArticle>({
+      maxCount: this.opts.queueSize,
+      maxBytes: this.opts.queueBytes,
+      sizeOf: wireLength,
+      policy: "drop_oldest",
+      onOverflow: (e) => {
+        if (e.policy === "drop_oldest") this.countLost(e.evicted + (e.refusedNew ? 1 : 0));
+      },
+    });
+    return this.box;
+  }
+
+  private pump(box: Mailbox<HubArticle>): void {
     while (!this.blocked) {
-      const next = this.box.poll();
+      const next = box.poll();
       if (next === undefined || next.done) return;
       const a = next.value;
       if (a.hseq <= this.filterSince && !matchesCompiled(this.compiled, a.article)) continue;
-      const seq = this.sent + 1;
-      // The envelope is spliced around the shared encoding: no per-recipient stringify.
-      const status = this.sink.send(`{"type":"article","seq":${seq},"dropped":${this.lost},"data":${a.wire}}`);
-      if (status === 0) {
-        // Bun refused it (buffer limit reached, or the socket is closing): lost, and the
-        // seq is not used, so seq stays contiguous over what was actually sent.
-        this.countLost(1);
-        this.blocked = true;
-      } else {
-        this.sent = seq;
-        if (status === -1) this.blocked = true;
-      }
+      this.write(a);
     }
+  }
+
+  /**
+   * One article frame. The envelope is spliced around the shared encoding in one template:
+   * no per-recipient object or stringify.
+   */
+  private write(a: HubArticle): void {
+    const seq = this.sent + 1;
+    const status = this.sink.sendText(`{"type":"article","seq":${seq},"dropped":${this.lost},"data":${a.wire}}`);
+    if (status > 0) {
+      this.sent = seq;
+      return;
+    }
+    this.blocked = true;
+    // -1: Bun buffered it (sent; drain follows). 0: Bun refused it (buffer limit reached, or
+    // the socket is closing): lost, and the seq is not used, so seq stays contiguous over
+    // what was actually sent.
+    if (status === -1) this.sent = seq;
+    else this.countLost(1);
   }
 
   private countLost(n: number): void {

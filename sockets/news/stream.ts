@@ -37,13 +37,9 @@ export function newsStreamHandlers(hub: NewsHub, logger: NewsLogger): NewsStream
   return {
     open(ws) {
       const d = ws.data;
-      const sink: NewsSink = {
-        send: (text) => ws.sendText(text),
-        cork: (fn) => {
-          ws.cork(fn);
-        },
-        close: (code, reason) => ws.close(code, reason),
-      };
+      // The socket is the sink itself: no adapter object or closures per connection, and
+      // one call less per frame on the fan-out's hot path.
+      const sink: NewsSink = ws;
       const sub = hub.connect(sink, { conn_id: d.conn_id, tenant_id: d.tenant_id, user_id: d.user_id });
       if (!sub) {
         ws.close(1001, "server shutting down");
