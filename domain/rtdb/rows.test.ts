@@ -100,3 +100,52 @@ test("batches: arrays and async batches are split to the limit, never merged; em
   }
   expect(await sizes(gen())).toEqual([3, 4, 4, 1]);
 });
+
+test("fast paths accept and refuse exactly what the general checks do, whatever the key order or case of each row", () => {
+  const spec = parseCreateTable(
+    "CREATE TABLE t (s SYMBOL, v VARCHAR, b BYTE, sh SHORT, i INT, l LONG, d DOUBLE, ts TIMESTAMP) " +
+      "TIMESTAMP(ts) PARTITION BY DAY WAL",
+  );
+  const conv = new RowConverter(spec);
+  const out = new Array(spec.columns.length);
+  // Same keys as the row before, then reordered, renamed by case, fewer and more keys: the
+  // remembered key positions never map a key to another row's column.
+  expect(conv.convertInto({ s: "a", b: 127, ts: 1n }, out)).toEqual(["a", null, 127, null, null, null, null, 1n]);
+  expect(conv.convertInto({ s: "b", b: -128, ts: 2n }, out)).toEqual(["b", null, -128, null, null, null, null, 2n]);
+  expect(conv.convertInto({ b: 0, s: "c", ts: 3n }, out)).toEqual(["c", null, 0, null, null, null, null, 3n]);
+  expect(conv.convertInto({ B: -0, S: "d", TS: 4n }, out)).toEqual(["d", null, -0, null, null, null, null, 4n]);
+  expect(conv.convertInto({ ts: 5n, l: -(2 ** 53 - 1) }, out)).toEqual([
+    null,
+    null,
+    null,
+    null,
+    null,
+    -(2 ** 53 - 1),
+    null,
+    5n,
+  ]);
+  expect(conv.convertInto({ ts: 6n, l: 7, sh: -32768, i: 2147483647, v: "x y", d: -0.5 }, out)).toEqual([
+    null,
+    "x y",
+    null,
+    -32768,
+    2147483647,
+    7,
+    -0.5,
+    6n,
+  ]);
+  const refuse = (row: Row, msg: string) => expect(() => conv.convertInto(row, out)).toThrow(msg);
+  refuse({ ts: 7n, l: 2 ** 53 }, "row 7: column 'l' 9007199254740992 is outside the LONG range");
+  refuse({ ts: 8n, b: 128 }, "row 8: column 'b' 128 is outside the BYTE range [-128, 127]");
+  refuse({ ts: 9n, sh: -32769 }, "row 9: column 'sh' -32769 is outside the SHORT range");
+  refuse({ ts: 10n, i: -2147483648 }, "row 10: column 'i' -2147483648 is outside the INT range");
+  refuse({ ts: 11n, i: 0.5 }, "row 11: column 'i' is INT and needs an integer, got 0.5");
+  refuse({ ts: 12n, i: Number.POSITIVE_INFINITY }, "row 12: column 'i' is INT and needs an integer, got Infinity");
+  refuse({ ts: 13n, i: Number.NaN }, "row 13: column 'i' is INT and needs an integer, got NaN");
+  refuse({ ts: 14n, v: "nul\0inside" }, "row 14: column 'v' contains a NUL character");
+  refuse({ ts: 15n, s: 1 }, "row 15: column 's' is SYMBOL and needs a string, got 1");
+  refuse({ ts: 16n, nope: 1 }, "row 16: column 'nope' is not a column of table 't'");
+  refuse({ ts: 17n, s: "ok", nope: 1 }, "row 17: column 'nope' is not a column of table 't'");
+  // Integers as bigint still take the general path.
+  expect(conv.convertInto({ ts: 18n, l: 5n, b: 1n }, out)).toEqual([null, null, 1, null, null, 5, null, 18n]);
+});

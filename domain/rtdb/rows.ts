@@ -91,6 +91,8 @@ export function jsonSafeValue(v: unknown): unknown {
 
 const FAST_DOUBLE = 1;
 const FAST_TIMESTAMP = 2;
+const FAST_INT = 3;
+const FAST_TEXT = 4;
 
 interface PlannedColumn {
   name: string;
@@ -108,6 +110,16 @@ export class RowConverter {
   readonly designatedIndex: number;
   private readonly byName = new Map<string, number>();
   private readonly fast: number[];
+  /** FAST_INT columns' [lo, hi] (NaN elsewhere, which no number passes). */
+  private readonly lo: number[];
+  private readonly hi: number[];
+  /**
+   * The previous row's keys and their column indexes, by position: rows of one batch almost
+   * always share their keys in one order, and `===` on the same key string is a pointer compare,
+   * cheaper than a Map lookup. A differing key is looked up and replaces the entry.
+   */
+  private readonly seenKeys: string[] = [];
+  private readonly seenIndex: number[] = [];
   private rowNumber = 0;
 
   constructor(readonly spec: TableSpec) {
@@ -118,8 +130,18 @@ export class RowConverter {
     });
     this.designatedIndex = this.columns.findIndex((c) => c.lower === spec.designated.toLowerCase());
     this.fast = this.columns.map((c) =>
-      c.type === "DOUBLE" || c.type === "FLOAT" ? FAST_DOUBLE : c.type === "TIMESTAMP" ? FAST_TIMESTAMP : 0,
+      c.type === "DOUBLE" || c.type === "FLOAT"
+        ? FAST_DOUBLE
+        : c.type === "TIMESTAMP"
+          ? FAST_TIMESTAMP
+          : INT_RANGE[c.type]
+            ? FAST_INT
+            : c.type === "SYMBOL" || c.type === "STRING" || c.type === "VARCHAR"
+              ? FAST_TEXT
+              : 0,
     );
+    this.lo = this.columns.map((c) => INT_RANGE[c.type]?.[0] ?? Number.NaN);
+    this.hi = this.columns.map((c) => INT_RANGE[c.type]?.[1] ?? Number.NaN);
   }
 
   /** Rows converted so far. */
@@ -137,21 +159,40 @@ export class RowConverter {
     if (row === null || typeof row !== "object") throw this.error(n, null, "is not an object");
     out.fill(null, 0, this.columns.length);
     let values = 0;
+    let k = 0;
     for (const key in row) {
       const value = row[key];
-      let i = this.byName.get(key);
-      if (i === undefined) {
-        i = this.byName.get(key.toLowerCase());
-        if (i === undefined) throw this.error(n, key, `is not a column of table '${this.spec.name}'`);
+      let i: number | undefined;
+      if (key === this.seenKeys[k]) i = this.seenIndex[k]!;
+      else {
+        i = this.byName.get(key);
+        if (i === undefined) {
+          i = this.byName.get(key.toLowerCase());
+          if (i === undefined) throw this.error(n, key, `is not a column of table '${this.spec.name}'`);
+        }
+        this.seenKeys[k] = key;
+        this.seenIndex[k] = i;
       }
+      k++;
       if (value === null || value === undefined) continue;
-      // Fast paths for the common cases (a number into DOUBLE, a bigint into TIMESTAMP); the
-      // general check handles everything else and every refusal.
+      // Fast paths for the common cases (a number into DOUBLE or an integer column, a bigint
+      // into TIMESTAMP, text without NUL into a text column), each accepting exactly what the
+      // general check accepts and converting it the same way; that check handles everything
+      // else and every refusal.
       const fast = this.fast[i];
       if (fast === FAST_DOUBLE && typeof value === "number") out[i] = Number.isNaN(value) ? null : value;
       else if (fast === FAST_TIMESTAMP && typeof value === "bigint" && value >= MIN_MICROS && value <= MAX_MICROS) {
         out[i] = value;
-      } else out[i] = this.value(n, this.columns[i]!, value);
+      } else if (
+        fast === FAST_INT &&
+        typeof value === "number" &&
+        Number.isInteger(value) &&
+        value >= this.lo[i]! &&
+        value <= this.hi[i]!
+      ) {
+        out[i] = value;
+      } else if (fast === FAST_TEXT && typeof value === "string" && !value.includes("\0")) out[i] = value;
+      else out[i] = this.value(n, this.columns[i]!, value);
       if (out[i] !== null && i !== this.designatedIndex) values++;
     }
     if (out[this.designatedIndex] === null) {
