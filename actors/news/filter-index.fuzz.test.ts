@@ -34,6 +34,9 @@ function randomFilter(rng: Prng): NewsFilter {
 function article(rng: Prng): Article {
   const a = randomArticle(rng, TICKERS);
   if (rng.bool(0.3)) a.impact_score = rng.int(11) / 10;
+  // A score that meets no threshold: the index's impact ordering must still admit the
+  // filters without one, as domain `matches` does.
+  else if (rng.bool(0.03)) a.impact_score = Number.NaN;
   if (rng.bool(0.05) && a.company_tickers[0] !== undefined) a.company_tickers.push(a.company_tickers[0]);
   return a;
 }

@@ -9,7 +9,8 @@
  * so for an article the candidates are the entries under the article's own combinations
  * in each table in use, plus the min_impact-only list up to the article's score, plus the
  * unconstrained ("all") set. Each candidate is then checked against its whole filter
- * with set lookups (any field left out of the key).
+ * with set lookups, of the fields left out of its key only: the fields in the key matched
+ * by construction (the bucket's key is one of the article's own value combinations).
  *
  * A bucket is an array sorted by min_impact (none first), so the candidates of an article
  * are the bucket's prefix up to its impact_score: a watch-list with a high impact bar
@@ -83,6 +84,8 @@ interface Entry<S> {
   filter: CompiledFilter;
   /** min_impact, or -Infinity: the bucket sort key. */
   threshold: number;
+  /** What a keyed candidate still has to match (fields outside its key); null: nothing. */
+  rest: CompiledFilter | null;
   /** Bit i set: FIELDS[i] is part of the key; 0 for the impact list and the "all" set. */
   mask: number;
   keys: string[];
@@ -151,6 +154,26 @@ function keysOf(f: CompiledFilter): { mask: number; keys: string[] } {
   return { mask, keys: combinations(lists) };
 }
 
+/**
+ * The part of a keyed filter its bucket does not settle: the fields outside the key. The
+ * threshold is settled by the bucket's order, so min_impact is left out too. Null when
+ * nothing is left (a ticker watch-list: the common case costs no check at all).
+ */
+function restOf(f: CompiledFilter, mask: number): CompiledFilter | null {
+  if (mask === 0) return null;
+  const keyed = (field: KeyField) => (mask & (1 << FIELDS.indexOf(field))) !== 0;
+  const rest: CompiledFilter = {
+    tickers: keyed("tickers") ? null : f.tickers,
+    categories: keyed("categories") ? null : f.categories,
+    countries: keyed("countries") ? null : f.countries,
+    sourceTypes: keyed("sourceTypes") ? null : f.sourceTypes,
+    sentiment: keyed("sentiment") ? null : f.sentiment,
+    minImpact: null,
+  };
+  const open = Object.values(rest).every((v) => v === null);
+  return open ? null : rest;
+}
+
 export interface NewsIndexStats {
   subscribers: number;
   /** Subscribers filed under keys, by the fields keyed ("countries+categories"). */
@@ -202,7 +225,7 @@ export class NewsIndex<S> {
     this.remove(sub);
     const { mask, keys } = keysOf(filter);
     const threshold = filter.minImpact ?? Number.NEGATIVE_INFINITY;
-    const entry: Entry<S> = { sub, filter, threshold, mask, keys, stamp: 0 };
+    const entry: Entry<S> = { sub, filter, threshold, rest: restOf(filter, mask), mask, keys, stamp: 0 };
     this.entries.set(sub, entry);
     if (mask !== 0) {
       this.perMask.set(mask, (this.perMask.get(mask) ?? 0) + 1);
@@ -263,7 +286,8 @@ export class NewsIndex<S> {
   match(a: Article, visit: (sub: S) => void): number {
     const epoch = ++this.epoch;
     let n = 0;
-    const score = a.impact_score;
+    // A NaN score meets no threshold but must still reach the filters without one.
+    const score = Number.isNaN(a.impact_score) ? Number.NEGATIVE_INFINITY : a.impact_score;
     for (const table of this.tableList) {
       const { fields, buckets } = table;
       // One keyed field (a ticker watch-list, the common case): the article's values are the keys.
@@ -280,7 +304,7 @@ export class NewsIndex<S> {
           if (e.threshold > score) break;
           if (e.stamp === epoch) continue;
           e.stamp = epoch;
-          if (matchesCompiled(e.filter, a)) {
+          if (e.rest === null || matchesCompiled(e.rest, a)) {
             visit(e.sub);
             n++;
           }
