@@ -25,6 +25,12 @@ export interface SqlClient {
   /** Runs fn inside one transaction; statements of other callers wait until it ends. */
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Where the engine can tell without a round trip: a watcher whose changed() is true
+   * whenever anything was committed (by any connection) since its previous call. Lets a
+   * cache stay exactly as fresh as a read; absent or null where the engine cannot.
+   */
+  changeWatcher?(): { changed(): boolean } | null;
 }
 
 export interface Migration {

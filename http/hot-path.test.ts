@@ -162,6 +162,27 @@ describe("the checks hold on the very next request", () => {
     expect(((await (await svc.request("/v1/user/me", bearer(t2))).json()) as Profile).tier).toBe("pro");
   });
 
+  test("a tier change or a deletion committed by another process applies on the very next request", async () => {
+    // The user row is cached between requests (adapters/controlplane/user-cache.ts); a write
+    // from outside this process (the CLI, another instance on the same file) must still show.
+    const token = await svc.token("outside@example.com", "free");
+    const id = (await svc.user("outside@example.com")).id;
+    for (let i = 0; i < 2; i++) {
+      expect(((await (await svc.request("/v1/user/me", bearer(token))).json()) as Profile).tier).toBe("free");
+    }
+    const path = (svc.service.config.controlPlane as { path: string }).path;
+    const script = `const {Database}=require("bun:sqlite");const db=new Database(${JSON.stringify(path)});
+      db.query("UPDATE users SET tier = 'pro' WHERE id = ?").run(${id});db.close();`;
+    expect(Bun.spawnSync([process.execPath, "-e", script]).exitCode).toBe(0);
+    const res = await svc.request("/v1/user/me", bearer(token));
+    expect(((await res.json()) as Profile).tier).toBe("pro");
+    expect(res.headers.get("x-ratelimit-limit")).toBe("60");
+    const deleted = `const {Database}=require("bun:sqlite");const db=new Database(${JSON.stringify(path)});
+      db.query("DELETE FROM users WHERE id = ?").run(${id});db.close();`;
+    expect(Bun.spawnSync([process.execPath, "-e", deleted]).exitCode).toBe(0);
+    expect((await svc.request("/v1/user/me", bearer(token))).status).toBe(401);
+  });
+
   test("the rate limiter refuses at the limit with its headers; refused calls are not usage", async () => {
     const token = await svc.token("limited@example.com", "free");
     const statuses: number[] = [];

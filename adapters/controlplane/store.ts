@@ -20,6 +20,7 @@ import type {
 import type { UserTier } from "../../domain/user/tiers.ts";
 import { migrate } from "../sql/migrate.ts";
 import { CONTROL_PLANE_MIGRATIONS } from "./migrations.ts";
+import { FreshUserCache } from "./user-cache.ts";
 
 interface TenantRow {
   tenant_id: string;
@@ -103,7 +104,20 @@ function tenantSets(patch: TenantPatch): { sets: string[]; params: (string | boo
 }
 
 export class SqlControlPlaneStore implements ControlPlaneStore {
+  /**
+   * User rows by id and by e-mail, exactly as fresh as a read (user-cache.ts): every bearer
+   * request looks its user up, and the read was the largest cost of GET /v1/user/me. Made on
+   * first use, once the database file and its WAL exist; null where the engine cannot tell
+   * commits without a round trip (PostgreSQL).
+   */
+  private userCache: FreshUserCache | null | undefined;
+
   constructor(readonly sql: SqlClient) {}
+
+  private users(): FreshUserCache | null {
+    if (this.userCache === undefined) this.userCache = FreshUserCache.over(this.sql);
+    return this.userCache;
+  }
 
   async migrate(extra: Migration[] = []): Promise<void> {
     await migrate(this.sql, [...CONTROL_PLANE_MIGRATIONS, ...extra]);
@@ -241,14 +255,21 @@ export class SqlControlPlaneStore implements ControlPlaneStore {
     return toUser(row as UserRow);
   }
 
-  async getUser(id: number): Promise<User | null> {
-    const r = await this.sql.get<UserRow>("SELECT * FROM users WHERE id = ?", [id]);
-    return r ? toUser(r) : null;
+  getUser(id: number): Promise<User | null> {
+    const read = async () => {
+      const r = await this.sql.get<UserRow>("SELECT * FROM users WHERE id = ?", [id]);
+      return r ? toUser(r) : null;
+    };
+    return this.users()?.lookup(id, read) ?? read();
   }
 
-  async getUserByEmail(email: string): Promise<User | null> {
-    const r = await this.sql.get<UserRow>("SELECT * FROM users WHERE email = ?", [email.toLowerCase()]);
-    return r ? toUser(r) : null;
+  getUserByEmail(email: string): Promise<User | null> {
+    const lower = email.toLowerCase();
+    const read = async () => {
+      const r = await this.sql.get<UserRow>("SELECT * FROM users WHERE email = ?", [lower]);
+      return r ? toUser(r) : null;
+    };
+    return this.users()?.lookup(`email:${lower}`, read) ?? read();
   }
 
   async updateUser(

@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { SqlClient, SqlParam } from "../../domain/ports.ts";
 import { Mutex } from "./mutex.ts";
+import { type ChangeWatcher, WalHeader } from "./wal-watch.ts";
 
 function bind(params: SqlParam[] | undefined): SQLQueryBindings[] {
   if (!params) return [];
@@ -53,8 +54,14 @@ export class SqliteClient implements SqlClient {
   private readonly db: Database;
   private readonly tx: SqliteTx;
   private readonly mutex = new Mutex();
+  private closed = false;
+  /** The main database's wal-index header, mapped on first use (undefined: not tried yet). */
+  private walHeader: WalHeader | null | undefined;
 
-  constructor(path: string, opts: SqliteOptions = {}) {
+  constructor(
+    private readonly path: string,
+    opts: SqliteOptions = {},
+  ) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { create: true, strict: true });
     this.db.exec("PRAGMA journal_mode = WAL;");
@@ -95,7 +102,22 @@ export class SqliteClient implements SqlClient {
       }
     });
   }
+  /**
+   * A watcher of commits to the main database by any connection or process (wal-watch.ts),
+   * for caches that must never serve a row older than the last commit; null when the
+   * database has no readable wal-index (in memory, or not in WAL mode).
+   */
+  changeWatcher(): ChangeWatcher | null {
+    if (this.walHeader === undefined) {
+      this.walHeader = this.path === ":memory:" ? null : WalHeader.open(this.path, () => !this.closed);
+    }
+    return this.walHeader?.watcher() ?? null;
+  }
   async close(): Promise<void> {
-    await this.mutex.run(async () => this.db.close());
+    await this.mutex.run(async () => {
+      // Before the connection lets go of the -shm file: watchers stop reading it first.
+      this.closed = true;
+      this.db.close();
+    });
   }
 }
