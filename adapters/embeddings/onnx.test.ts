@@ -7,22 +7,14 @@ import { AppError } from "../../domain/errors.ts";
 import { installedModelsDir } from "../../test/embedding-models.ts";
 import { COMPONENTS, EMBEDDING_MODELS, ModelNotInstalledError } from "./models.ts";
 import { OnnxEmbedder } from "./onnx.ts";
+import { dot, e5Embedder, PASSAGES } from "./test-support.ts";
 
 const modelsDir = installedModelsDir(["bge-small-en-v1.5", "e5-small-v2"], "onnx embedder");
 const suite = modelsDir ? describe : describe.skip;
 
-const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * (b[i] as number), 0);
 const norm = (a: Float32Array): number => Math.sqrt(dot(a, a));
 const maxAbsDiff = (a: Float32Array, b: Float32Array): number =>
   a.reduce((m, x, i) => Math.max(m, Math.abs(x - (b[i] as number))), 0);
-
-const PASSAGES = [
-  "Total net sales increased 8% to $394.3 billion in fiscal 2022, driven by higher iPhone and services revenue.",
-  "The hiking trail winds through pine forest before reaching a small alpine lake.",
-  "Operating expenses rose because of research and development headcount.",
-  "Dividends of $0.23 per share were declared in each quarter.",
-  "Rain is expected over the weekend, with temperatures falling to ten degrees.",
-];
 
 suite("OnnxEmbedder (bge-small-en-v1.5 + e5-small-v2)", () => {
   let pair: OnnxEmbedder;
@@ -131,14 +123,7 @@ suite("OnnxEmbedder (bge-small-en-v1.5 + e5-small-v2)", () => {
 
 suite("OnnxEmbedder queue and lifecycle", () => {
   test("a full queue refuses with 'unavailable' and keeps serving accepted work", async () => {
-    const e = await OnnxEmbedder.create({
-      modelsDir: modelsDir as string,
-      components: [COMPONENTS["e5-small-v2"]],
-      batchSize: 1,
-      maxPendingBatches: 1,
-      maxWaitingBatches: 1,
-      threads: 1,
-    });
+    const e = await e5Embedder(modelsDir as string, { batchSize: 1, maxPendingBatches: 1, maxWaitingBatches: 1 });
     try {
       const accepted = e.embed(["first"], "passage");
       const refused = e.embed(["a", "b", "c"], "passage");
@@ -152,11 +137,7 @@ suite("OnnxEmbedder queue and lifecycle", () => {
   });
 
   test("a model process that crashes fails only its batches and is replaced on the next call", async () => {
-    const e = await OnnxEmbedder.create({
-      modelsDir: modelsDir as string,
-      components: [COMPONENTS["e5-small-v2"]],
-      threads: 1,
-    });
+    const e = await e5Embedder(modelsDir as string);
     try {
       const [before] = await e.embed(["net revenue"], "passage");
       const pid = e.pid as number;
@@ -180,11 +161,7 @@ suite("OnnxEmbedder queue and lifecycle", () => {
   });
 
   test("close stops the model process", async () => {
-    const e = await OnnxEmbedder.create({
-      modelsDir: modelsDir as string,
-      components: [COMPONENTS["e5-small-v2"]],
-      threads: 1,
-    });
+    const e = await e5Embedder(modelsDir as string);
     const pid = e.pid as number;
     await e.close();
     expect(e.pid).toBeNull();
@@ -194,12 +171,7 @@ suite("OnnxEmbedder queue and lifecycle", () => {
   });
 
   test("close lets accepted batches finish, then refuses", async () => {
-    const e = await OnnxEmbedder.create({
-      modelsDir: modelsDir as string,
-      components: [COMPONENTS["e5-small-v2"]],
-      batchSize: 2,
-      threads: 1,
-    });
+    const e = await e5Embedder(modelsDir as string, { batchSize: 2 });
     const accepted = e.embed(["one", "two", "three", "four"], "passage");
     await Bun.sleep(10);
     await e.close();
@@ -208,11 +180,7 @@ suite("OnnxEmbedder queue and lifecycle", () => {
   });
 
   test("after close, embed refuses", async () => {
-    const e = await OnnxEmbedder.create({
-      modelsDir: modelsDir as string,
-      components: [COMPONENTS["e5-small-v2"]],
-      threads: 1,
-    });
+    const e = await e5Embedder(modelsDir as string);
     await e.close();
     await expect(e.embed(["x"], "query")).rejects.toMatchObject({ code: "unavailable" });
     await e.close();

@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { installedModelsDir } from "../../test/embedding-models.ts";
-import { COMPONENTS, componentFiles, EMBEDDING_MODELS } from "./models.ts";
+import { componentFiles, EMBEDDING_MODELS } from "./models.ts";
 import { OnnxEmbedder } from "./onnx.ts";
+import { dot, e5Embedder, PASSAGES as SHARED } from "./test-support.ts";
 
 const PAIR = EMBEDDING_MODELS["bge-small-en-v1.5+e5-small-v2"];
 const base = installedModelsDir(["bge-small-en-v1.5", "e5-small-v2"], "embedding pool");
@@ -23,16 +24,7 @@ function int8Installed(dir: string | undefined): string | undefined {
 const modelsDir = int8Installed(base);
 const suite = modelsDir ? describe : describe.skip;
 
-const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * (b[i] as number), 0);
-
-const PASSAGES = [
-  "Total net sales increased 8% to $394.3 billion in fiscal 2022, driven by higher iPhone and services revenue.",
-  "The hiking trail winds through pine forest before reaching a small alpine lake.",
-  "Operating expenses rose because of research and development headcount.",
-  "Dividends of $0.23 per share were declared in each quarter.",
-  "Rain is expected over the weekend, with temperatures falling to ten degrees.",
-  "Cash and cash equivalents at the end of the year were $23.6 billion.",
-];
+const PASSAGES = [...SHARED, "Cash and cash equivalents at the end of the year were $23.6 billion."];
 
 suite("OnnxEmbedder int8 weights in a pool of two processes", () => {
   let fp32: OnnxEmbedder;
@@ -97,12 +89,9 @@ suite("OnnxEmbedder int8 weights in a pool of two processes", () => {
   });
 
   test("a crashed process fails only its own batches; the other keeps serving; its place restarts", async () => {
-    const e = await OnnxEmbedder.create({
-      modelsDir: modelsDir as string,
-      components: [COMPONENTS["e5-small-v2"]],
+    const e = await e5Embedder(modelsDir as string, {
       precision: "int8",
       processes: 2,
-      threads: 1,
       batchSize: 1,
       maxPendingBatches: 2,
     });

@@ -11,8 +11,8 @@ import { SqliteDocumentIndex } from "../../adapters/docindex/index.ts";
 import type { TenantRef } from "../tenants/namespaces.ts";
 import { canSee } from "./acl.ts";
 import type { Embedder } from "./ports.ts";
-import { FEATURE_NAMES } from "./rank-features.ts";
 import { type LinearRankModel, RERANK_BY_DEFAULT, SERVICE_RANK_MODEL } from "./rerank.ts";
+import { only } from "./rerank-test-support.ts";
 import { DocumentService, type DocumentServiceDeps } from "./service.ts";
 import type { AccessContext, DocumentMeta } from "./types.ts";
 
@@ -36,15 +36,6 @@ const embedder: Embedder = {
   embed: async (texts) => texts.map(embed),
   close: async () => {},
 };
-
-const only = (name: (typeof FEATURE_NAMES)[number], weight: number): LinearRankModel => ({
-  kind: "linear",
-  features: [...FEATURE_NAMES],
-  mean: FEATURE_NAMES.map(() => 0),
-  scale: FEATURE_NAMES.map(() => 1),
-  weights: FEATURE_NAMES.map((n) => (n === name ? weight : 0)),
-  bias: 0,
-});
 
 const TEXTS = [
   "revenue revenue revenue grew strongly in the year",

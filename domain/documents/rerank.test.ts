@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { FEATURE_NAMES, numbers, type RankCandidate, rankFeatures, terms } from "./rank-features.ts";
 import { checkRankModel, type LinearRankModel, type RankModel, RERANK_DEPTH, rerank, scoreFeatures } from "./rerank.ts";
+import { only } from "./rerank-test-support.ts";
 
 const cand = (text: string, bm25: number | null, dense: number | null, filename = "doc.txt"): RankCandidate => ({
   text,
@@ -8,15 +9,6 @@ const cand = (text: string, bm25: number | null, dense: number | null, filename 
   ranks: { bm25, dense },
 });
 const feature = (name: (typeof FEATURE_NAMES)[number]) => FEATURE_NAMES.indexOf(name);
-/** A linear model that scores by one feature only. */
-const only = (name: (typeof FEATURE_NAMES)[number], weight = 1): LinearRankModel => ({
-  kind: "linear",
-  features: [...FEATURE_NAMES],
-  mean: FEATURE_NAMES.map(() => 0),
-  scale: FEATURE_NAMES.map(() => 1),
-  weights: FEATURE_NAMES.map((n) => (n === name ? weight : 0)),
-  bias: 0,
-});
 
 describe("rank features", () => {
   test("terms and numbers are normalised the same way for question and chunk", () => {
