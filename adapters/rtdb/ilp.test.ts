@@ -220,7 +220,7 @@ test("randomized tables and rows: the bytes equal the previous encoder's UTF-8, 
     const ref = new IlpTextEncoder(table, columns, designated);
     for (let r = 0; r < 300; r++) {
       const values = columns.map((c) => randomValue(rnd, c.type));
-      const ts = values[designated];
+      const ts = values[designated] ?? null;
       // The designated timestamp is set and not before 1970 (the converter's checks).
       values[designated] = ts === null || (ts as bigint) < 0n ? BigInt(r) : ts;
       enc.append(values);

@@ -87,7 +87,7 @@ export class IlpTableEncoder {
   private readonly prefix: Uint8Array;
   /** Bytes one row needs at most besides its string values' own (see append). */
   private readonly rowRoom: number;
-  private buf = new Uint8Array(1 << 16);
+  private buf: Uint8Array<ArrayBuffer> = new Uint8Array(1 << 16);
   private pos = 0;
   private rows = 0;
 
@@ -168,7 +168,7 @@ export class IlpTableEncoder {
    * The pending rows as one request body (UTF-8); the encoder is empty afterwards. The bytes
    * are a view of the encoder's buffer, valid until the next append: send them before that.
    */
-  take(): Uint8Array {
+  take(): Uint8Array<ArrayBuffer> {
     const body = this.buf.subarray(0, this.pos);
     this.pos = 0;
     this.rows = 0;

@@ -111,7 +111,7 @@ export class QuestDbHttp {
    * is `unavailable`. The body is the encoder's UTF-8 bytes, sent as they are (no copy into a
    * string and back); the caller must not change them until this returns.
    */
-  async writeIlp(body: Uint8Array | string): Promise<void> {
+  async writeIlp(body: Uint8Array<ArrayBuffer> | string): Promise<void> {
     if (this.closed) throw new AppError("unavailable", "time-series adapter is closed");
     let res: Response;
     try {
