@@ -86,8 +86,15 @@ interface Result {
   texts: string[];
 }
 
-async function ingest(s: Setup): Promise<Result> {
-  const embedder = await OnnxEmbedder.create({
+/** Wall seconds since the call, on the monotonic clock: every timing of this bench reads one. */
+function stopwatch(): () => number {
+  const t0 = performance.now();
+  return () => (performance.now() - t0) / 1000;
+}
+
+/** The configured model set in the setup's pool (the subject's, the baseline's). */
+function startEmbedder(s: Setup): Promise<OnnxEmbedder> {
+  return OnnxEmbedder.create({
     modelsDir: emb.modelsDir,
     components: EMBEDDING_MODELS[emb.model],
     name: emb.model,
@@ -96,6 +103,10 @@ async function ingest(s: Setup): Promise<Result> {
     threads: s.threads,
     batchSize: emb.batchSize,
   });
+}
+
+async function ingest(s: Setup): Promise<Result> {
+  const embedder = await startEmbedder(s);
   const extractor = new Extractor({ concurrency: Math.max(config.extraction.concurrency, s.uploadsAtOnce) });
   const dataDir = mkdtempSync(join(tmpdir(), "cairn-bench-ingest-"));
   const index = new SqliteDocumentIndex({ dataDir, searchThreads: 1 });
@@ -103,11 +114,11 @@ async function ingest(s: Setup): Promise<Result> {
   await index.ensureNamespace(tenant);
   const stages = { parse: 0, chunk: 0, embed: 0, index: 0 };
   const timed = async <T>(stage: keyof typeof stages, fn: () => Promise<T> | T): Promise<T> => {
-    const t = performance.now();
+    const elapsed = stopwatch();
     try {
       return await fn();
     } finally {
-      stages[stage] += (performance.now() - t) / 1000;
+      stages[stage] += elapsed(); // a refused file's parse counts too
     }
   };
   let pages = 0;
@@ -157,7 +168,7 @@ async function ingest(s: Setup): Promise<Result> {
   await extractor.extract({ filename: "warm.txt", bytes: new TextEncoder().encode("warm up") });
   await embedder.embed(["warm up"], "passage");
   const cpu0 = ownCpuSeconds() + childrenCpuSeconds(embedder.pids);
-  const t0 = performance.now();
+  const elapsed = stopwatch();
   let chunks = 0;
   let docs = 0;
   await Promise.all(
@@ -181,7 +192,7 @@ async function ingest(s: Setup): Promise<Result> {
       }
     }),
   );
-  const wallS = (performance.now() - t0) / 1000;
+  const wallS = elapsed();
   const cpuS = ownCpuSeconds() + childrenCpuSeconds(embedder.pids) - cpu0;
   await Promise.all([embedder.close(), extractor.close()]);
   await index.close?.();
@@ -194,7 +205,7 @@ async function extractionOnly(atOnce: number): Promise<{ pages: number; wallS: n
   const extractor = new Extractor({ concurrency: Math.max(config.extraction.concurrency, atOnce) });
   await extractor.extract({ filename: "warm.txt", bytes: new TextEncoder().encode("warm up") });
   let pages = 0;
-  const t0 = performance.now();
+  const elapsed = stopwatch();
   await Promise.all(
     uploads.map((f) =>
       extractor
@@ -205,25 +216,18 @@ async function extractionOnly(atOnce: number): Promise<{ pages: number; wallS: n
         .catch(() => {}),
     ),
   );
-  const wallS = (performance.now() - t0) / 1000;
+  const wallS = elapsed();
   await extractor.close();
   return { pages, wallS };
 }
 
 /** Ceiling: the embedding stage alone, every chunk of the run in one call to the subject's pool. */
 async function embeddingOnly(s: Setup, texts: string[]): Promise<number> {
-  const e = await OnnxEmbedder.create({
-    modelsDir: emb.modelsDir,
-    components: EMBEDDING_MODELS[emb.model],
-    precision: s.precision,
-    processes: s.processes,
-    threads: s.threads,
-    batchSize: emb.batchSize,
-  });
+  const e = await startEmbedder(s);
   await e.embed(["warm up"], "passage");
-  const t0 = performance.now();
+  const elapsed = stopwatch();
   await e.embed(texts, "passage");
-  const wallS = (performance.now() - t0) / 1000;
+  const wallS = elapsed();
   await e.close();
   return wallS;
 }
