@@ -88,6 +88,39 @@ test("numbers: integer digits at every split, floats as String(v), bigint timest
   expect(text(enc.take())).toBe(expected.join(""));
 });
 
+test("floats with few decimals are written digit by digit, exactly as String(v), and so are their neighbours", () => {
+  const enc = new IlpTableEncoder(
+    "t",
+    [
+      { name: "f", type: "DOUBLE" },
+      { name: "ts", type: "TIMESTAMP" },
+    ],
+    1,
+  );
+  const bits = new DataView(new ArrayBuffer(8));
+  /** The double `steps` representable values away from v (same sign, v != 0). */
+  const step = (v: number, steps: number) => {
+    bits.setFloat64(0, v);
+    bits.setBigInt64(0, bits.getBigInt64(0) + BigInt(steps));
+    return bits.getFloat64(0);
+  };
+  const rnd = random(2026);
+  const values: number[] = [
+    1, 1.5, 999_999_999.5, 999_999_999.999999, 1_000_000_000.5, 0.999999, 1.0000001, 123.456789,
+  ];
+  for (let r = 0; r < 20_000; r++) {
+    const k = 1 + Math.floor(rnd() * 8);
+    const v = Math.floor(rnd() * 10 ** (1 + Math.floor(rnd() * 15))) / 10 ** k;
+    values.push(v, -v, step(v || 1, 1), step(v || 1, -1), step(v || 1, 3));
+  }
+  let expected = "";
+  for (const v of values) {
+    enc.append([v, 0n]);
+    expected += `t f=${String(v)} 0000\n`;
+  }
+  expect(text(enc.take())).toBe(expected);
+});
+
 test("NaN is no value, Infinity is refused where an integer or a timestamp is due and written as before into a float", () => {
   const spec = parseCreateTable(
     "CREATE TABLE t (d DOUBLE, l LONG, at TIMESTAMP, ts TIMESTAMP) TIMESTAMP(ts) PARTITION BY DAY WAL",

@@ -70,6 +70,8 @@ const CR = 0x0d;
 const LF = 0x0a;
 const ZERO = 0x30;
 const MINUS = 0x2d;
+/** Most fraction digits shortDecimal tries before String(v) (1e9 · 10^6 stays below 2^50). */
+const SHORT_DECIMALS = 6;
 /** Room reserved per value that is not a string: the longest number text plus its suffix. */
 const NUMBER_ROOM = 32;
 
@@ -183,7 +185,8 @@ export class IlpTableEncoder {
 
   private ensure(room: number): void {
     if (this.pos + room <= this.buf.length) return;
-    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.pos + room));
+    // Fourfold: a 50,000-row batch (a few MB) is reached in a few copies from the first 64 KiB.
+    const grown = new Uint8Array(Math.max(this.buf.length * 4, this.pos + room));
     grown.set(this.buf.subarray(0, this.pos));
     this.buf = grown;
   }
@@ -248,12 +251,50 @@ export class IlpTableEncoder {
       this.integer(v);
       return;
     }
+    if (this.shortDecimal(v)) return;
     // Fractions, exponents, Infinity: the engine's own formatting, ASCII only.
     const s = String(v);
     const buf = this.buf;
     let p = this.pos;
     for (let j = 0; j < s.length; j++) buf[p++] = s.charCodeAt(j);
     this.pos = p;
+  }
+
+  /**
+   * Writes v when 1 <= |v| < 1e9 and String(v) has at most SHORT_DECIMALS fraction digits
+   * (prices, mostly); false, writing nothing, otherwise. Why it is String(v): for a decimal
+   * m / 10^k that rounds to v, |m - v·10^k| <= 10^k·ulp(v) <= 2^-2 here (v·10^k < 2^50), and
+   * the product v·10^k is off by at most 2^-3, so Math.round finds m; `m / p === v` (both
+   * exact, one rounding) is then exactly "m / 10^k reads back as v". The first k that passes
+   * is the fewest fraction digits, hence the fewest significant digits (|v| >= 1 fixes the
+   * integer digits), and m is the only such decimal (two would be 10^-k apart, more than
+   * ulp(v)): the one ECMAScript's Number::toString writes, in fixed notation below 1e21.
+   */
+  private shortDecimal(v: number): boolean {
+    const a = v < 0 ? -v : v;
+    if (!(a >= 1 && a < 1e9)) return false;
+    let p = 10;
+    for (let k = 1; k <= SHORT_DECIMALS; k++, p *= 10) {
+      const m = Math.round(a * p);
+      if (m / p !== a) continue;
+      // m / 10^k and v have the same integer part (no integer lies between two values that
+      // round to the same non-integer double), so the fraction is exact without a modulo.
+      const whole = Math.floor(a);
+      let f = (m - whole * p) | 0;
+      if (v < 0) this.buf[this.pos++] = MINUS;
+      this.digits(whole);
+      const buf = this.buf;
+      buf[this.pos] = 0x2e; // .
+      let at = this.pos + k + 1;
+      this.pos = at;
+      for (let j = 0; j < k; j++) {
+        const q = (f / 10) | 0;
+        buf[--at] = ZERO + f - q * 10;
+        f = q;
+      }
+      return true;
+    }
+    return false;
   }
 
   /** Epoch microseconds (a bigint) as decimal digits. */
