@@ -1,8 +1,8 @@
 /**
  * One collaboration room (spec 2.12, 4.7): the actor that owns a document's Y.Doc and
- * awareness. Client frames, messages from other instances and server-side edits queue in
- * its bounded mailbox and are handled one at a time; joins, leaves and drains are
- * synchronous calls (they must never be refused).
+ * awareness (awareness.ts). Client frames, messages from other instances and server-side
+ * edits queue in its bounded mailbox (mailbox.ts) and are handled one at a time; joins,
+ * leaves and drains are synchronous calls (they must never be refused).
  *
  * Fan-out (STYLE habit 9): a tick's client updates wait in an inbox and are applied at its
  * end in one transaction, encoded once by Yjs (inbox.ts says why), framed once per address
@@ -12,23 +12,19 @@
  * document's channel; on load the room asks the others for what it lacks.
  */
 import * as decoding from "lib0/decoding";
-import * as awarenessProtocol from "y-protocols/awareness";
 import * as Y from "yjs";
 import type { UpdatedBy } from "../../domain/editor/types.ts";
-import { Actor, type Reply } from "../actor.ts";
-import { awarenessBody, FrameCache, framed, MSG, SYNC, syncStep1Body, syncStep2Body, updateBody } from "./frames.ts";
+import type { Actor } from "../actor.ts";
+import { RoomAwareness } from "./awareness.ts";
+import { FrameCache, framed, MSG, SYNC, syncStep1Body, syncStep2Body, updateBody } from "./frames.ts";
 import { Inbox, transactionChanged } from "./inbox.ts";
+import { type RoomMessage, roomActor } from "./mailbox.ts";
 import { Outbox } from "./outbox.ts";
 import { ACK_FALSE, ACK_TRUE, type PeerState, RoomPeers } from "./peers.ts";
 import { fromB64, RoomLink, type Wire } from "./remote.ts";
 import { DebouncedSaver } from "./saver.ts";
 import type { CollabPeer, RoomDeps, RoomOptions } from "./types.ts";
 import { ROOM_DEFAULTS } from "./types.ts";
-
-type RoomMessage =
-  | { t: "frame"; peer: CollabPeer; data: Uint8Array }
-  | { t: "remote"; wire: Wire }
-  | { t: "edit"; origin: unknown; fn: (doc: Y.Doc) => void; by: UpdatedBy | undefined; reply: Reply<void> };
 
 /** Origin of updates and awareness that came from another instance: never re-published. */
 const REMOTE = Symbol("collab-remote");
@@ -40,10 +36,10 @@ const MIXED = Symbol("collab-mixed");
 export class CollabRoom {
   /** The document itself; `doc` is the accessor that applies the inbox first. */
   private readonly ydoc = new Y.Doc({ gc: true });
-  readonly awareness = new awarenessProtocol.Awareness(this.ydoc);
   private readonly actor: Actor<RoomMessage, CollabRoom>;
   private readonly saver: DebouncedSaver;
   private readonly outbox = new Outbox(MIXED);
+  readonly awareness = new RoomAwareness(this.ydoc, this.outbox, REMOTE, () => this.scheduleTick());
   private readonly peers = new RoomPeers(() => this.outbox.sentState(this.ydoc));
   /** Server-side callers (LiveRooms.withDoc) holding the room open. */
   private leases = 0;
@@ -74,8 +70,6 @@ export class CollabRoom {
         b.peer.close(1007, "malformed collaboration message");
       },
     });
-    // The server is no participant: it must not announce a presence of its own.
-    this.awareness.setLocalState(null);
     this.saver = new DebouncedSaver({
       debounceMs: opts.debounceMs,
       maxWaitMs: opts.maxWaitMs,
@@ -85,31 +79,9 @@ export class CollabRoom {
       onError: (err, failures) =>
         deps.logger.error({ err, doc_id: docId, failures }, "collab room: saving the document failed; will retry"),
     });
-    this.actor = new Actor<RoomMessage, CollabRoom>({
-      name: `collab-room:${docId}`,
-      mailbox: {
-        maxCount: opts.mailboxMaxCount,
-        maxBytes: opts.mailboxMaxBytes,
-        sizeOf: (m) => (m.t === "frame" ? m.data.byteLength + 64 : m.t === "remote" ? m.wire.d.length + 64 : 256),
-        policy: "reject",
-        onDiscard: (m) => {
-          if (m.t === "edit") m.reply.reject(new Error(`collab room ${docId} closed before the edit ran`));
-        },
-      },
-      init: () => this,
-      handle: (room, m) => room.handle(m),
-      onEvent: (e) => {
-        if (e.type === "handler_failed") {
-          deps.logger.error({ err: e.error, doc_id: docId }, "collab room handler failed");
-          if (e.message.t === "edit") e.message.reply.reject(e.error);
-        }
-      },
-    });
+    this.actor = roomActor<CollabRoom>(docId, deps, opts, this, (room, m) => room.handle(m));
     // No "update" listener: it would make Yjs re-encode every transaction (inbox.ts).
     this.ydoc.on("afterTransaction", (tr: Y.Transaction) => this.onTransaction(tr));
-    this.awareness.on("update", (changes: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) =>
-      this.onAwarenessUpdate(changes, origin),
-    );
   }
 
   /**
@@ -156,18 +128,13 @@ export class CollabRoom {
   join(peer: CollabPeer): void {
     const ps = this.peers.add(peer);
     if (!peer.hocuspocus) this.peers.send(ps, framed(peer.prefix, syncStep1Body(this.doc)));
-    if (this.awareness.getStates().size > 0) {
-      this.peers.send(ps, framed(peer.prefix, awarenessBody(this.awareness, [...this.awareness.getStates().keys()])));
-    }
+    if (this.awareness.present) this.peers.send(ps, framed(peer.prefix, this.awareness.body()));
   }
 
   /** Removes a connection and the awareness states it controlled. Idempotent. */
   leave(peer: CollabPeer): void {
     const ps = this.peers.remove(peer);
-    if (!ps) return;
-    if (ps.awarenessIds.size > 0) {
-      awarenessProtocol.removeAwarenessStates(this.awareness, [...ps.awarenessIds], null);
-    }
+    if (ps) this.awareness.removePeer(ps);
   }
 
   /** The peer's socket drained: catch it up on what it was skipped for. */
@@ -177,8 +144,7 @@ export class CollabRoom {
     const { sv } = ps.behind;
     ps.behind = null;
     this.peers.send(ps, framed(peer.prefix, updateBody(Y.encodeStateAsUpdate(this.doc, sv ?? undefined))));
-    const ids = [...this.awareness.getStates().keys()];
-    if (ids.length > 0) this.peers.send(ps, framed(peer.prefix, awarenessBody(this.awareness, ids)));
+    if (this.awareness.present) this.peers.send(ps, framed(peer.prefix, this.awareness.body()));
   }
 
   /** Queues a client frame (the body after any address); false when the mailbox refused it. */
@@ -267,13 +233,9 @@ export class CollabRoom {
         this.handleSync(peer, ps, dec);
       } else if (type === MSG.awareness) {
         // A connection that already left must not bring its presence back.
-        if (ps) awarenessProtocol.applyAwarenessUpdate(this.awareness, decoding.readVarUint8Array(dec), ps);
+        if (ps) this.awareness.apply(decoding.readVarUint8Array(dec), ps);
       } else if (type === MSG.queryAwareness) {
-        if (ps)
-          this.peers.send(
-            ps,
-            framed(peer.prefix, awarenessBody(this.awareness, [...this.awareness.getStates().keys()])),
-          );
+        if (ps) this.peers.send(ps, framed(peer.prefix, this.awareness.body()));
       }
       // auth (re-sent tokens), stateless and pong frames carry nothing a room acts on.
     } catch (err) {
@@ -341,20 +303,6 @@ export class CollabRoom {
     this.scheduleTick();
   }
 
-  private onAwarenessUpdate(
-    { added, updated, removed }: { added: number[]; updated: number[]; removed: number[] },
-    origin: unknown,
-  ): void {
-    const ps = origin !== null && typeof origin === "object" && "awarenessIds" in origin ? (origin as PeerState) : null;
-    for (const id of added) ps?.awarenessIds.add(id);
-    for (const id of updated) ps?.awarenessIds.add(id);
-    for (const id of removed) ps?.awarenessIds.delete(id);
-    for (const list of [added, updated, removed]) {
-      for (const id of list) this.outbox.awarenessChanged(id, origin !== REMOTE);
-    }
-    this.scheduleTick();
-  }
-
   /**
    * A tick ends at the end of this event-loop turn, or, when the room flushed less than
    * `flushIntervalMs` ago, that long after its last flush: a quiet room answers at once, a
@@ -385,9 +333,8 @@ export class CollabRoom {
     }
     const aw = this.outbox.takeAwareness();
     if (aw) {
-      this.peers.broadcast(new FrameCache(awarenessBody(this.awareness, aw.ids)), MIXED);
-      if (aw.publish.length > 0)
-        this.link.awareness(awarenessProtocol.encodeAwarenessUpdate(this.awareness, aw.publish));
+      this.peers.broadcast(new FrameCache(this.awareness.body(aw.ids)), MIXED);
+      if (aw.publish.length > 0) this.link.awareness(this.awareness.encode(aw.publish));
     }
   }
 
@@ -409,14 +356,13 @@ export class CollabRoom {
     if (wire.t === "u") {
       this.inbox.captured(() => Y.applyUpdate(this.ydoc, data, REMOTE));
     } else if (wire.t === "a") {
-      awarenessProtocol.applyAwarenessUpdate(this.awareness, data, REMOTE);
+      this.awareness.apply(data, REMOTE);
     } else if (wire.t === "sv") {
       const diff = Y.encodeStateAsUpdate(this.doc, data);
       // An update with no structs and no deletions encodes to two zero bytes.
       if (diff.byteLength > 2) this.link.update(diff);
       if (wire.r) this.link.stateVector(Y.encodeStateVector(this.doc), false);
-      const ids = [...this.awareness.getStates().keys()];
-      if (ids.length > 0) this.link.awareness(awarenessProtocol.encodeAwarenessUpdate(this.awareness, ids));
+      if (this.awareness.present) this.link.awareness(this.awareness.encode());
     }
   }
 
