@@ -89,6 +89,8 @@ export class NewsSubscriber {
   private filterSince = 0;
   private sent = 0;
   private lost = 0;
+  /** `,"dropped":<lost>,"data":`, rebuilt only when `lost` changes (rarely), not per frame. */
+  private tail = ',"dropped":0,"data":';
   /** The lost count when the current run of losses began; -1 when none is running. */
   private lostAtEpisodeStart = -1;
   /** The socket reported backpressure: articles queue until `drain`. Invariant: not blocked => queue empty. */
@@ -203,7 +205,7 @@ export class NewsSubscriber {
    */
   private write(a: HubArticle): void {
     const seq = this.sent + 1;
-    const status = this.sink.sendText(`{"type":"article","seq":${seq},"dropped":${this.lost},"data":${a.wire}}`);
+    const status = this.sink.sendText(`{"type":"article","seq":${seq}${this.tail}${a.wire}}`);
     if (status > 0) {
       this.sent = seq;
       return;
@@ -221,6 +223,7 @@ export class NewsSubscriber {
     const first = this.lostAtEpisodeStart < 0;
     if (first) this.lostAtEpisodeStart = this.lost;
     this.lost += n;
+    this.tail = `,"dropped":${this.lost},"data":`;
     this.hooks.onLost(this, n, first);
   }
 }
