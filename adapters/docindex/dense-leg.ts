@@ -6,8 +6,8 @@
  *   the fallback for selective filters.
  * - ANN (ann-index.ts, HNSW): usearch has no filtered search, so the leg over-fetches with a
  *   proof of recall. It asks the ANN for k' candidates (nearest first, by the index's f16
- *   distance), keeps those the caller may see (one SQLite query: the chunk still exists and
- *   its document ADMITS the caller), and, when fewer than `limit` survive while more
+ *   distance), keeps those the caller may see (one SQLite query for the candidates' documents:
+ *   the chunk still exists and its document is among those the search's ACL pass admitted), and, when fewer than `limit` survive while more
  *   permitted chunks exist, grows k' ×4. The ACL is applied to
  *   every candidate, never to a top-k cut. Starting k' comes from the permitted fraction
  *   (a sum over the few document rows); when it or a grown k' passes the candidate cap the
@@ -17,19 +17,21 @@
 import type { Database } from "bun:sqlite";
 import type { LegHit } from "../../domain/documents/fusion.ts";
 import type { AnnIndex } from "./ann-index.ts";
-import { ADMITS, type LegScope, PERMITTED } from "./permitted.ts";
+import { type Admitted, admitted, type LegScope } from "./permitted.ts";
 
+// The permitted chunks are those of the admitted documents (the search's one ACL pass), found
+// through chunks_doc; vec0 applies `seq IN (...)` while scanning.
 const DENSE_SQL = `
   SELECT seq, distance FROM chunks_vec
-   WHERE embedding MATCH :vector AND k = :limit AND seq IN (${PERMITTED})
+   WHERE embedding MATCH :vector AND k = :limit
+     AND seq IN (SELECT c.seq FROM chunks c WHERE c.doc_id IN (SELECT value FROM json_each(:docs)))
    ORDER BY distance`;
 
-/** The candidates the caller may see (a deleted seq simply vanishes). */
-const CHECK_SQL = `
-  SELECT c.seq FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
-   WHERE c.seq IN (SELECT value FROM json_each(:seqs)) AND ${ADMITS}`;
+const DENSE_ALL_SQL = `
+  SELECT seq, distance FROM chunks_vec WHERE embedding MATCH :vector AND k = :limit ORDER BY distance`;
 
-const PERMITTED_COUNT_SQL = `SELECT coalesce(sum(d.chunk_count), 0) AS n FROM documents d WHERE ${ADMITS}`;
+/** The candidates' documents (a deleted seq simply vanishes). */
+const DOC_OF_SQL = `SELECT seq, doc_id FROM chunks WHERE seq IN (SELECT value FROM json_each(:seqs))`;
 
 /**
  * Past this many ANN candidates (or a tenth of the index, if more) the filter is selective and
@@ -45,36 +47,53 @@ const MIN_CANDIDATES = 64;
 
 type Params = Record<string, string | number | null | Float32Array>;
 
-/** The `scope.limit` permitted chunks nearest to `vector`, scored by cosine similarity. */
-export function denseLeg(db: Database, scope: LegScope, vector: Float32Array, ann?: AnnIndex | null): LegHit[] {
+/**
+ * The `scope.limit` permitted chunks nearest to `vector`, scored by cosine similarity. `acl` is
+ * the search's ACL pass (permitted.ts); computed here when the caller has none.
+ */
+export function denseLeg(
+  db: Database,
+  scope: LegScope,
+  vector: Float32Array,
+  ann?: AnnIndex | null,
+  acl?: Admitted,
+): LegHit[] {
+  const a = acl ?? admitted(db, scope);
   if (ann) {
-    const hits = annLeg(db, scope, vector, ann);
+    const hits = annLeg(db, Number(scope.limit), vector, ann, a);
     if (hits) return hits;
   }
-  return exactLeg(db, scope, vector);
+  return exactLeg(db, scope, vector, a);
 }
 
-export function exactLeg(db: Database, scope: LegScope, vector: Float32Array): LegHit[] {
+export function exactLeg(db: Database, scope: LegScope, vector: Float32Array, acl?: Admitted): LegHit[] {
+  const a = acl ?? admitted(db, scope);
+  if (a.chunks === 0) return [];
+  const params: Params = a.everything
+    ? { vector, limit: scope.limit ?? null }
+    : { vector, limit: scope.limit ?? null, docs: a.docsJson };
   return db
-    .query<{ seq: number; distance: number }, Params>(DENSE_SQL)
-    .all({ ...scope, vector })
+    .query<{ seq: number; distance: number }, Params>(a.everything ? DENSE_ALL_SQL : DENSE_SQL)
+    .all(params)
     .map((r) => ({ id: String(r.seq), score: 1 - r.distance }));
 }
 
 /** The ANN answer, or null when the filter is too selective for over-fetching (answer exactly). */
-function annLeg(db: Database, scope: LegScope, vector: Float32Array, ann: AnnIndex): LegHit[] | null {
-  const { limit, ...acl } = scope;
-  const want = Number(limit);
-  const permitted = db.query<{ n: number }, Params>(PERMITTED_COUNT_SQL).get(acl)?.n ?? 0;
+function annLeg(db: Database, want: number, vector: Float32Array, ann: AnnIndex, a: Admitted): LegHit[] | null {
+  const permitted = a.chunks;
   if (permitted === 0) return [];
   const size = Math.max(ann.size, 1);
   let k = Math.max(MIN_CANDIDATES, Math.ceil((OVERFETCH * want * size) / permitted));
-  const check = db.query<{ seq: number }, Params>(CHECK_SQL);
+  const docOf = db.query<{ seq: number; doc_id: string }, Params>(DOC_OF_SQL);
   for (;;) {
     if (k > candidateCap(size) && k < size) return null;
     const found = ann.scored(vector, k);
-    const allowed = new Set(check.all({ ...acl, seqs: JSON.stringify(found.map((f) => f.seq)) }).map((r) => r.seq));
-    const rows = found.filter((f) => allowed.has(f.seq));
+    const docs = new Map(docOf.all({ seqs: JSON.stringify(found.map((f) => f.seq)) }).map((r) => [r.seq, r.doc_id]));
+    // Even a caller who sees everything drops a seq whose chunk is gone (the HNSW lags deletes).
+    const rows = found.filter((f) => {
+      const doc = docs.get(f.seq);
+      return doc !== undefined && (a.everything || a.docs.has(doc));
+    });
     // Enough permitted candidates, or the ANN was asked for everything it holds.
     if (rows.length >= Math.min(want, permitted) || k >= size) {
       if (rows.length < Math.min(want, permitted)) return null; // the graph missed some: be exact

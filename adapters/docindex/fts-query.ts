@@ -11,6 +11,7 @@
  * query over a few thousand chunks into one over nearly the whole index (at 1M chunks, seconds
  * instead of tens of ms). Their IDF is near zero, so they barely move the ranking anyway
  * (measured: docs/decisions.md, issue 20 keyword leg). A query of stop-words only keeps them.
+ * term-df.ts extends the rule to the terms that are common in the index searched.
  */
 
 /** Most distinct terms taken from one query (long pasted text would otherwise scan forever). */
@@ -47,8 +48,12 @@ export function queryTerms(text: string): string[] {
   return (content.length > 0 ? content : terms).slice(0, MAX_QUERY_TERMS);
 }
 
+/** The MATCH expression of terms from `queryTerms`, or null when there is none. */
+export function matchOf(terms: string[]): string | null {
+  return terms.length > 0 ? terms.map((t) => `"${t}"`).join(" OR ") : null;
+}
+
 /** The MATCH expression, or null when the text has no searchable term. */
 export function ftsMatchExpression(text: string): string | null {
-  const terms = queryTerms(text);
-  return terms.length > 0 ? terms.map((t) => `"${t}"`).join(" OR ") : null;
+  return matchOf(queryTerms(text));
 }

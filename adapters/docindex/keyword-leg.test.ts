@@ -1,15 +1,16 @@
 /**
  * The keyword leg against the form it replaced (`rowid IN (PERMITTED)`, the list of every
- * permitted chunk): for callers who see everything, callers who see part, and filters, the
- * per-hit check must return exactly the same chunks with the same scores.
+ * permitted chunk): for callers who see everything, callers who see part, and filters — in
+ * one over-fetch round, after growing it, and past the candidate cap (a selective filter) —
+ * the leg must return exactly the same chunks with the same scores.
  */
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import * as sqliteVec from "sqlite-vec";
 import type { DocumentAcl, DocumentMeta } from "../../domain/documents/types.ts";
 import { ftsMatchExpression } from "./fts-query.ts";
-import { keywordLeg, seesEverything } from "./keyword-leg.ts";
-import { type LegScope, PERMITTED } from "./permitted.ts";
+import { keywordLeg } from "./keyword-leg.ts";
+import { ADMITS, admitted, type LegScope } from "./permitted.ts";
 import { schemaSql } from "./schema.ts";
 import { writeDocument } from "./sqlite-search.ts";
 
@@ -65,6 +66,11 @@ const scope = (over: Partial<LegScope> = {}): LegScope => ({
   ...over,
 });
 
+const seesEverything = (db: Database, s: LegScope) => admitted(db, s).everything;
+
+/** Every permitted chunk, as the legs listed them before the single ACL pass. */
+const PERMITTED = `SELECT c.seq FROM documents d JOIN chunks c ON c.doc_id = d.doc_id WHERE ${ADMITS}`;
+
 /** The previous keyword leg, kept here as the reference. */
 function reference(db: Database, s: LegScope, query: string) {
   const match = ftsMatchExpression(query);
@@ -80,7 +86,8 @@ function reference(db: Database, s: LegScope, query: string) {
 const QUERIES = ["revenue growth", "cash and debt of Apple", "tax lease margin", "the of"];
 
 test("restricted callers and filters: the same chunks and scores as listing every permitted chunk", () => {
-  const db = corpus((d) => ACLS[d % ACLS.length]!);
+  // 48 documents: a doc_id filter leaves 1/48 of the chunks, past the over-fetch cap.
+  const db = corpus((d) => ACLS[d % ACLS.length]!, 48);
   const scopes = [
     scope(),
     scope({ identity: "u1" }),
@@ -138,6 +145,22 @@ test("an unknown visibility value admits nobody, so nobody looks unrestricted", 
   const hits = keywordLeg(db, scope(), "revenue margin cash debt growth apple lease tax");
   expect(hits.length).toBeGreaterThan(0);
   expect(hits.filter((h) => hidden.has(h.id))).toEqual([]);
+  db.close();
+});
+
+test("permitted chunks that rank below many refused ones: the over-fetch grows until it finds them", () => {
+  const SECRET: DocumentAcl = { ...OPEN, visibility: "deal_private", allowed_identity_ids: ["u9"] };
+  const db = corpus((d) => (d < 2 ? OPEN : SECRET), 40);
+  // Refused chunks are short (a high BM25 for "zebra"), the visible ones long: the first
+  // round's candidates are all refused.
+  db.exec(`UPDATE chunks SET text = CASE WHEN doc_id IN ('d0', 'd1')
+             THEN 'zebra ' || text || ' ' || text ELSE 'zebra zebra' END`);
+  for (const limit of [3, 10, 50]) {
+    const s = scope({ limit });
+    const got = keywordLeg(db, s, "zebra");
+    expect(got).toEqual(reference(db, s, "zebra"));
+    expect(got).toHaveLength(Math.min(limit, 16));
+  }
   db.close();
 });
 

@@ -2,60 +2,91 @@
  * The keyword leg of the embedded index: FTS5 BM25 over the chunks the caller may see.
  *
  * The ACL stays inside the leg (the best N among permitted chunks, never the best N overall
- * filtered afterwards), but it is checked per FTS hit rather than by listing every permitted
- * chunk: the documents admitting the caller are materialised once (documents are ~100× fewer
- * than chunks), and each hit's document is probed against that set through its chunk row. The
- * old form, `+rowid IN (PERMITTED)`, built the list of every permitted chunk seq on each query
- * (~1M at 1M chunks, over a second), whatever the query matched; this one costs in proportion
- * to the matches. A caller whom every document admits, with no filter, skips the check.
+ * filtered afterwards). It comes from the search's one ACL pass (permitted.ts `admitted`):
+ *
+ * - a caller whom every document admits, with no filter, takes the FTS5 top N as it is;
+ * - anyone else: the leg over-fetches the FTS5 top k' (no join: the MATCH alone), keeps the
+ *   candidates whose document is admitted, and grows k' ×4 until N survive or the matches run
+ *   out, as the dense leg does for the ANN. k' starts from the permitted fraction, so most
+ *   searches take one round. Joining every match to `chunks` to check its document (the form
+ *   before) cost one B-tree lookup per *match* — tens of thousands a query — where this costs
+ *   one per candidate. Past the candidate cap (a selective filter) the leg checks each match
+ *   instead, which is then the cheaper form.
  *
  * What remains is FTS5 itself: bm25() for every chunk holding any query term (no top-k
- * pruning in FTS5); fts-query.ts drops stop-words for that reason. Measured in
- * docs/decisions.md (issue 20, keyword leg).
+ * pruning in FTS5); fts-query.ts drops stop-words and term-df.ts terms most chunks hold for
+ * that reason. Measured in
+ * docs/search.md ("Keyword leg").
  */
 import type { Database } from "bun:sqlite";
 import type { LegHit } from "../../domain/documents/fusion.ts";
-import { ftsMatchExpression } from "./fts-query.ts";
-import { ADMITS, type LegScope } from "./permitted.ts";
-
-// The planner runs the MATCH as the outer loop (a virtual table with a MATCH is cheap to it),
-// then one rowid lookup in `chunks` and one probe of the materialised set per hit.
-const BM25_PERMITTED_SQL = `
-  WITH ok(doc_id) AS MATERIALIZED (SELECT d.doc_id FROM documents d WHERE ${ADMITS})
-  SELECT f.rowid AS seq, bm25(chunks_fts) AS score
-    FROM chunks_fts f JOIN chunks c ON c.seq = f.rowid
-   WHERE chunks_fts MATCH :match AND c.doc_id IN (SELECT doc_id FROM ok)
-   ORDER BY score LIMIT :limit`;
+import { matchOf, queryTerms } from "./fts-query.ts";
+import { type Admitted, admitted, type LegScope } from "./permitted.ts";
+import { pruneCommonTerms } from "./term-df.ts";
 
 // No join at all: writeDocument writes a chunk and its document row in one transaction and
 // removeDocument deletes both, so no chunk lacks its document (and hydration joins documents
 // anyway, so one could never be returned). At 1M chunks the join alone cost ~1 s a query.
-const BM25_ALL_SQL = `
+const BM25_TOP_SQL = `
   SELECT rowid AS seq, bm25(chunks_fts) AS score FROM chunks_fts
    WHERE chunks_fts MATCH :match
    ORDER BY score LIMIT :limit`;
 
-// `coalesce(..., 0)`: a rule that evaluates to NULL counts as a refusal, so an unknown value
-// can never make the caller look unrestricted (fail closed, as canSee).
-const REFUSED_SQL = `
-  SELECT EXISTS (SELECT 1 FROM documents d WHERE NOT coalesce((${ADMITS}), 0)) AS refused`;
+const DOC_OF_SQL = `SELECT seq, doc_id FROM chunks WHERE seq IN (SELECT value FROM json_each(:seqs))`;
 
-/** True when no filter is set and every document of the index admits the caller. */
-export function seesEverything(db: Database, scope: LegScope): boolean {
-  if (scope.doc_id != null || scope.entity_id != null || scope.doc_type != null) return false;
-  return db.query<{ refused: number }, LegScope>(REFUSED_SQL).get(scope)?.refused === 0;
+// The selective case: the planner runs the MATCH as the outer loop (a virtual table with a
+// MATCH is cheap to it), then one rowid lookup in `chunks` and one probe of the admitted set
+// per match.
+const BM25_CHECKED_SQL = `
+  SELECT f.rowid AS seq, bm25(chunks_fts) AS score
+    FROM chunks_fts f JOIN chunks c ON c.seq = f.rowid
+   WHERE chunks_fts MATCH :match AND c.doc_id IN (SELECT value FROM json_each(:docs))
+   ORDER BY score LIMIT :limit`;
+
+/** Candidates per wanted hit before the permitted fraction is applied (ties at the cut). */
+const OVERFETCH = 2;
+/** Past this many candidates the filter is selective: check every match instead. */
+export const MAX_KEYWORD_CANDIDATES = 4096;
+
+type Row = { seq: number; score: number };
+
+/**
+ * The best `scope.limit` permitted chunks for `query` by BM25 (higher is better); [] without a
+ * term. `acl` is the search's ACL pass; computed here when the caller has none.
+ */
+export function keywordLeg(db: Database, scope: LegScope, query: string, acl?: Admitted): LegHit[] {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return [];
+  const a = acl ?? admitted(db, scope);
+  if (!a.everything && a.chunks === 0) return [];
+  const want = Number(scope.limit);
+  const run = (match: string) => (a.everything ? top(db, match, want) : permittedTop(db, match, want, a));
+  const full = matchOf(terms) as string;
+  const pruned = matchOf(pruneCommonTerms(db, terms, a.total)) as string;
+  let rows = run(pruned);
+  // Fewer than wanted: the rare terms ran out of permitted chunks, and chunks holding only the
+  // common terms are the rest of the answer (at the bottom of it: their IDF is near zero).
+  if (pruned !== full && rows.length < want) rows = run(full);
+  // FTS5's bm25() is lower-is-better; negate so every leg's score is higher-is-better.
+  return rows.map((r) => ({ id: String(r.seq), score: -r.score }));
 }
 
-/** The best `scope.limit` permitted chunks for `query` by BM25 (higher is better); [] without a term. */
-export function keywordLeg(db: Database, scope: LegScope, query: string): LegHit[] {
-  const match = ftsMatchExpression(query);
-  if (!match) return [];
-  const sql = seesEverything(db, scope) ? BM25_ALL_SQL : BM25_PERMITTED_SQL;
-  return (
-    db
-      .query<{ seq: number; score: number }, LegScope>(sql)
-      .all({ ...scope, match })
-      // FTS5's bm25() is lower-is-better; negate so every leg's score is higher-is-better.
-      .map((r) => ({ id: String(r.seq), score: -r.score }))
-  );
+function top(db: Database, match: string, limit: number): Row[] {
+  return db.query<Row, Record<string, string | number>>(BM25_TOP_SQL).all({ match, limit });
+}
+
+function permittedTop(db: Database, match: string, want: number, a: Admitted): Row[] {
+  const docOf = db.query<{ seq: number; doc_id: string }, { seqs: string }>(DOC_OF_SQL);
+  let k = Math.max(want, Math.ceil((OVERFETCH * want * a.total) / a.chunks));
+  while (k <= MAX_KEYWORD_CANDIDATES) {
+    const found = top(db, match, k);
+    const docs = new Map(docOf.all({ seqs: JSON.stringify(found.map((r) => r.seq)) }).map((r) => [r.seq, r.doc_id]));
+    const kept = found.filter((r) => a.docs.has(docs.get(r.seq) ?? ""));
+    if (found.length < k) return kept.slice(0, want); // every match was a candidate
+    // The top `want` kept are the permitted top when the k-th candidate scores strictly worse
+    // than the last of them (bm25 is lower-is-better): no permitted chunk tied with it was cut.
+    if (kept.length >= want && kept[want - 1]!.score < found[k - 1]!.score) return kept.slice(0, want);
+    k *= 4;
+  }
+  return db.query<Row, Record<string, string | number>>(BM25_CHECKED_SQL).all({ match, docs: a.docsJson, limit: want });
 }

@@ -3,11 +3,11 @@
  * Database so that the same code runs on the service thread (writes) and in the search
  * workers (reads).
  *
- * The ACL pre-filter is stated once in permitted.ts (`ADMITS`, over a document; `PERMITTED`,
- * its chunks). Both legs apply it *inside* the engine — the keyword leg checks each FTS5 hit's
- * document against the documents admitting the caller (keyword-leg.ts), the vector leg as
- * dense-leg.ts describes — so each leg returns its best N among permitted chunks, never the
- * best N overall filtered afterwards.
+ * The ACL pre-filter is stated once in permitted.ts (`ADMITS`, over a document) and evaluated
+ * once per search (`admitted`: one scan of `documents`). Both legs apply its answer *inside*
+ * the engine — each checks its candidates' documents against the admitted set (keyword-leg.ts,
+ * dense-leg.ts) — so each leg returns its best N among permitted chunks, never the best N
+ * overall filtered afterwards.
  * The caller's roles and barriers are bound as JSON arrays (`json_each(?)`), so the
  * statement text never depends on the caller.
  */
@@ -18,6 +18,7 @@ import { AppError } from "../../domain/errors.ts";
 import { type AnnIndex, boundLoggedVectors, logHead } from "./ann-index.ts";
 import { denseLeg } from "./dense-leg.ts";
 import { keywordLeg } from "./keyword-leg.ts";
+import { admitted } from "./permitted.ts";
 import { type CompiledSearch, checkChunks } from "./search-request.ts";
 
 const HYDRATE_SQL = `
@@ -169,8 +170,9 @@ export function searchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): Se
     doc_type: req.filters.doc_type ?? null,
     limit,
   };
-  const bm25 = req.mode !== "dense" ? keywordLeg(db, scope, req.query) : [];
-  const dense = req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.(db)) : [];
+  const acl = admitted(db, scope); // the one ACL pass both legs share
+  const bm25 = req.mode !== "dense" ? keywordLeg(db, scope, req.query, acl) : [];
+  const dense = req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.(db), acl) : [];
   const ranked = rankForMode(req.mode, bm25, dense, req.k, req.weights ? { weights: req.weights } : {});
   if (ranked.length === 0) return [];
   const rows = new Map(
