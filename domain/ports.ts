@@ -266,6 +266,11 @@ export interface CounterStore {
    * exist starts at 0 and expires after its ttlMs.
    */
   incr(keys: { key: string; ttlMs: number }[]): Promise<number[]>;
+  /**
+   * In-process stores only: one key's incr() done synchronously, same rules. Lets the
+   * rate limiter decide without two promise turns per request; absent on network stores.
+   */
+  incrNow?(key: string, ttlMs: number): number;
   get(key: string): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -85,12 +85,7 @@ async function serveProfile(deps: AppDeps, req: Request): Promise<Response> {
   } catch (err) {
     res = errorResponse(err, requestId, log, deps.logger);
   }
-  log.access({
-    method: "GET",
-    path: HOT_PATH,
-    status: res.status,
-    duration_ms: Math.round((performance.now() - started) * 100) / 100,
-  });
+  log.accessSince("GET", HOT_PATH, res.status, started);
   return res;
 }
 

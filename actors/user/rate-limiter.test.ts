@@ -113,6 +113,18 @@ runRateLimiterSuite("memory counters", async (now) => {
   return { a: store, b: store, cleanup: async () => {} };
 });
 
+// The same store seen only through incr(), as a network store is: the awaited path.
+runRateLimiterSuite("memory counters without incrNow", async (now) => {
+  const inner = new MemoryCounterStore({ now });
+  const store: CounterStore = {
+    incr: (keys) => inner.incr(keys),
+    get: (key) => inner.get(key),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+  return { a: store, b: store, cleanup: async () => {} };
+});
+
 const redisUrl = engineUrl("redis");
 if (redisUrl) {
   runRateLimiterSuite("redis counters", async () => {

@@ -5,7 +5,8 @@
  * The two phases of domain/user/rate-limit.ts run as two increments: the day window is only
  * touched once the minute window has allowed the request, so minute refusals never eat
  * into the day quota. That costs a second round trip for allowed requests, which is the
- * price of keeping the rule in pure code rather than in a store-specific script.
+ * price of keeping the rule in pure code rather than in a store-specific script. An
+ * in-process store (incrNow) is incremented synchronously: the same two phases, no awaits.
  */
 import type { CounterStore } from "../../domain/ports.ts";
 import type { RateLimiterPort } from "../../domain/user/ports.ts";
@@ -53,6 +54,10 @@ export class RateLimiter implements RateLimiterPort {
   /** Counts one request for the account and decides whether it may proceed. */
   async check(accountId: number, tier: UserTier): Promise<RateDecision> {
     const plan = planRateLimit(accountId, this.limits[tier], this.now());
+    if (this.counters.incrNow) {
+      const minute = this.counters.incrNow(plan.minute.key, plan.minute.ttlMs);
+      return decideMinute(plan, minute) ?? decideDay(plan, minute, this.counters.incrNow(plan.day.key, plan.day.ttlMs));
+    }
     const minute = await this.increment(plan.minute);
     const refused = decideMinute(plan, minute);
     if (refused) return refused;

@@ -20,6 +20,9 @@
  * - Persisted totals read by usage() are reused for `flushMs` (and kept exact by adding
  *   this instance's own flushed batches), so a busy /v1/user/me does not read the store
  *   on every call; other instances' flushes show within one more interval.
+ * - usage() with those totals cached and no flush or read under way answers without
+ *   joining the queue (nothing can be half-written then), and finds the user's pending
+ *   counts by key, one lookup per pending day, instead of scanning every pending entry.
  */
 import { AppError } from "../../domain/errors.ts";
 import type { ControlPlaneStore, UsageIncrement, UsageWriteResult } from "../../domain/ports.ts";
@@ -60,6 +63,10 @@ export class UsageRecorder implements UsagePort {
   private readonly now: () => number;
   private readonly onEvent: (event: UsageEvent) => void;
   private pending = new Map<string, UsageIncrement>();
+  /** Every day that has an entry in `pending` (a superset): usage() looks those keys up. */
+  private pendingDays = new Set<string>();
+  /** Flushes and reads queued or running in `serial`; while 0, inFlight is empty. */
+  private active = 0;
   /** Non-empty only while a flush awaits the store. */
   private inFlight = new Map<string, UsageIncrement>();
   private tail: Promise<unknown> = Promise.resolve();
@@ -115,6 +122,7 @@ export class UsageRecorder implements UsagePort {
       return;
     }
     this.pending.set(key, { userId, day, count: 1 });
+    this.pendingDays.add(day);
     if (this.pending.size >= this.maxPending && !this.failing) this.flushInBackground();
     else this.schedule();
   }
@@ -122,17 +130,26 @@ export class UsageRecorder implements UsagePort {
   /** Persisted usage plus this instance's pending counts for the day of `now` and its month. */
   usage(userId: number, now?: Date): Promise<UsageTotals> {
     const day = utcDay(now?.getTime() ?? this.now());
+    if (this.active === 0) {
+      const cached = this.cachedTotals(userId, day);
+      if (cached) return Promise.resolve(this.withPending(userId, day, cached));
+    }
+    // inFlight is empty inside the turn: flushes hold the same queue.
+    return this.serial(async () => this.withPending(userId, day, await this.persistedTotals(userId, day)));
+  }
+
+  /** `persisted` plus this instance's pending counts of the user for `day` and its month. */
+  private withPending(userId: number, day: string, persisted: UsageTotals): UsageTotals {
+    let { today, this_month } = persisted;
     const month = day.slice(0, 7);
-    return this.serial(async () => {
-      let { today, this_month } = await this.persistedTotals(userId, day);
-      // inFlight is empty here: flushes hold the same turn.
-      for (const e of this.pending.values()) {
-        if (e.userId !== userId || !e.day.startsWith(month)) continue;
-        this_month += e.count;
-        if (e.day === day) today += e.count;
-      }
-      return { today, this_month };
-    });
+    for (const d of this.pendingDays) {
+      if (!d.startsWith(month)) continue;
+      const e = this.pending.get(`${userId}|${d}`);
+      if (!e) continue;
+      this_month += e.count;
+      if (d === day) today += e.count;
+    }
+    return { today, this_month };
   }
 
   /** Persists everything recorded before the call; rejects (keeping the counts) if the store fails. */
@@ -156,13 +173,17 @@ export class UsageRecorder implements UsagePort {
     if (this.pending.size === 0) return;
     this.inFlight = this.pending;
     this.pending = new Map();
+    this.pendingDays = new Set();
     const { failed, error } = await this.write([...this.inFlight.values()]);
     // Put failed rows back, merged with anything recorded meanwhile; the counts add up.
     for (const e of failed) {
       const key = `${e.userId}|${e.day}`;
       const newer = this.pending.get(key);
       if (newer) newer.count += e.count;
-      else this.pending.set(key, e);
+      else {
+        this.pending.set(key, e);
+        this.pendingDays.add(e.day);
+      }
     }
     this.inFlight = new Map();
     this.failing = failed.length > 0;
@@ -217,10 +238,17 @@ export class UsageRecorder implements UsagePort {
     }
   }
 
-  private async persistedTotals(userId: number, day: string): Promise<UsageTotals> {
+  /** The persisted totals while still fresh (younger than flushMs), as a copy. */
+  private cachedTotals(userId: number, day: string): UsageTotals | null {
     const hit = this.persisted.get(userId);
+    if (hit && hit.day === day && this.now() - hit.at < this.flushMs) return { ...hit.totals };
+    return null;
+  }
+
+  private async persistedTotals(userId: number, day: string): Promise<UsageTotals> {
+    const cached = this.cachedTotals(userId, day);
+    if (cached) return cached;
     const t = this.now();
-    if (hit && hit.day === day && t - hit.at < this.flushMs) return { ...hit.totals };
     const totals = await this.store.getUsage(userId, day);
     if (this.persisted.size >= PERSISTED_CACHE_MAX) this.persisted.clear();
     this.persisted.set(userId, { day, at: t, totals: { ...totals } });
@@ -258,8 +286,16 @@ export class UsageRecorder implements UsagePort {
 
   /** Runs fn after every earlier flush and read has settled. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
+    this.active += 1;
     const run = this.tail.then(fn);
-    this.tail = run.catch(() => {});
+    this.tail = run.then(
+      () => {
+        this.active -= 1;
+      },
+      () => {
+        this.active -= 1;
+      },
+    );
     return run;
   }
 }

@@ -62,19 +62,30 @@ export class MemoryCounterStore implements CounterStore {
     const now = this.now();
     this.sweep(now);
     // Synchronous from here on, so the whole batch is atomic with respect to other callers.
-    return keys.map(({ key, ttlMs }) => {
-      const existing = this.counters.get(key);
-      if (existing) {
-        // Fixed window: the expiry is set once, when the key is created (PEXPIRE NX).
-        existing.value += 1;
-        return existing.value;
-      }
-      if (this.counters.size >= this.maxKeys) this.evictOne();
-      const expiresAt = now + ttlMs;
-      this.counters.set(key, { value: 1, expiresAt });
-      this.heap.push({ key, expiresAt });
-      return 1;
-    });
+    return keys.map(({ key, ttlMs }) => this.bump(key, ttlMs, now));
+  }
+
+  /** incr() of one key, synchronously (the rate limiter's path on every request). */
+  incrNow(key: string, ttlMs: number): number {
+    this.assertOpen();
+    assertTtl(ttlMs);
+    const now = this.now();
+    this.sweep(now);
+    return this.bump(key, ttlMs, now);
+  }
+
+  private bump(key: string, ttlMs: number, now: number): number {
+    const existing = this.counters.get(key);
+    if (existing) {
+      // Fixed window: the expiry is set once, when the key is created (PEXPIRE NX).
+      existing.value += 1;
+      return existing.value;
+    }
+    if (this.counters.size >= this.maxKeys) this.evictOne();
+    const expiresAt = now + ttlMs;
+    this.counters.set(key, { value: 1, expiresAt });
+    this.heap.push({ key, expiresAt });
+    return 1;
   }
 
   async get(key: string): Promise<number> {

@@ -43,6 +43,21 @@ export class JwtVerifier {
     this.jwks = s.jwksUrl ? createRemoteJWKSet(new URL(s.jwksUrl), { cooldownDuration: 30_000 }) : undefined;
   }
 
+  /**
+   * The claims of a token verified before whose exp and nbf still hold against the clock,
+   * synchronously; undefined otherwise (then verify() decides, with the reason). The same
+   * checks as verify()'s cache hit, minus a promise turn on every request.
+   */
+  remembered(token: string): CairnClaims | undefined {
+    const hit = this.verified.get(token);
+    if (!hit) return undefined;
+    const now = Date.now() / 1000;
+    const tolerance = this.s.clockToleranceSec ?? 5;
+    if (typeof hit.exp === "number" && hit.exp + tolerance <= now) return undefined;
+    if (typeof hit.nbf === "number" && hit.nbf - tolerance > now) return undefined;
+    return hit;
+  }
+
   async verify(token: string): Promise<CairnClaims> {
     const hit = this.verified.get(token);
     if (hit) {
