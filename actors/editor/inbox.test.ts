@@ -7,13 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import * as Y from "yjs";
-import {
-  MemoryCollabPersistence,
-  RecordingPeer,
-  textUpdate,
-  updateFrame,
-  waitFor,
-} from "../../test/fixtures/editor-server.ts";
+import { RecordingPeer, textUpdate, updateFrame, waitFor } from "../../test/fixtures/editor-server.ts";
 import { MSG } from "./frames.ts";
 import { roomHarness, text } from "./test-support.ts";
 
@@ -45,9 +39,8 @@ function typed(scratch: Y.Doc, n: number, from = 0): Uint8Array[] {
 
 describe("collab room inbox", () => {
   test("every acknowledged update is stored by a graceful stop and comes back after a reload", async () => {
-    const p = new MemoryCollabPersistence();
+    const { p, rooms } = harness.fresh({ flushIntervalMs: 1_000 }); // a long tick: updates wait in the inbox
     const id = crypto.randomUUID();
-    const rooms = harness.rooms(p, { flushIntervalMs: 1_000 }); // a long tick: updates wait in the inbox
     const room = await rooms.room(id);
     const writers = [hocuspocusPeer(), hocuspocusPeer()];
     for (const w of writers) room.join(w);
@@ -112,7 +105,7 @@ describe("collab room inbox", () => {
   });
 
   test("a client in another room never receives this room's updates", async () => {
-    const rooms = harness.rooms(new MemoryCollabPersistence(), { flushIntervalMs: 0 });
+    const { rooms } = harness.fresh({ flushIntervalMs: 0 });
     const a = await rooms.room(crypto.randomUUID());
     const b = await rooms.room(crypto.randomUUID());
     const writer = new RecordingPeer();

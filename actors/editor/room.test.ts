@@ -1,20 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import * as Y from "yjs";
-import {
-  MemoryCollabPersistence,
-  RecordingPeer,
-  textUpdate,
-  updateFrame,
-  waitFor,
-} from "../../test/fixtures/editor-server.ts";
+import { RecordingPeer, textUpdate, updateFrame, waitFor } from "../../test/fixtures/editor-server.ts";
 import { roomHarness, text } from "./test-support.ts";
 
 const harness = roomHarness({ debounceMs: 10, maxWaitMs: 50, unloadDelayMs: 20 });
 
 describe("collab room", () => {
   test("loads once for many concurrent connections", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = harness.rooms(p);
+    const { p, rooms } = harness.fresh();
     const id = crypto.randomUUID();
     const got = await Promise.all(Array.from({ length: 20 }, () => rooms.room(id)));
     expect(new Set(got).size).toBe(1);
@@ -22,11 +15,10 @@ describe("collab room", () => {
   });
 
   test("a failed load yields no room, and the next connection loads the stored state", async () => {
-    const p = new MemoryCollabPersistence();
+    const { p, rooms } = harness.fresh();
     const id = crypto.randomUUID();
     p.states.set(id, textUpdate("stored"));
     p.failLoads = 1;
-    const rooms = harness.rooms(p);
     await expect(rooms.room(id)).rejects.toThrow("injected load failure");
     expect(rooms.stats().rooms).toBe(0);
     const room = await rooms.room(id);
@@ -63,9 +55,7 @@ describe("collab room", () => {
     const writer = new RecordingPeer();
     const observer = new RecordingPeer();
     const slow = new RecordingPeer();
-    room.join(writer);
-    room.join(observer);
-    room.join(slow);
+    for (const peer of [writer, observer, slow]) room.join(peer);
     const scratch = new Y.Doc();
     const edit = async (s: string) => {
       const sv = Y.encodeStateVector(scratch);
@@ -154,8 +144,7 @@ describe("collab room", () => {
   });
 
   test("shutdown saves every dirty room", async () => {
-    const p = new MemoryCollabPersistence();
-    const rooms = harness.rooms(p, { debounceMs: 60_000, maxWaitMs: 60_000 });
+    const { p, rooms } = harness.fresh({ debounceMs: 60_000, maxWaitMs: 60_000 });
     const ids = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
     for (const id of ids) {
       const room = await rooms.room(id);

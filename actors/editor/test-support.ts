@@ -17,6 +17,8 @@ export const text = (doc: Y.Doc): string => doc.getText("t").toString();
 export interface RoomHarness {
   /** Rooms over `persistence`: the file's defaults, then `over`. */
   rooms(persistence: MemoryCollabPersistence, over?: Partial<CollabRoomsOptions>): CollabRooms;
+  /** A fresh store and its rooms, no room loaded yet. */
+  fresh(over?: Partial<CollabRoomsOptions>): { p: MemoryCollabPersistence; rooms: CollabRooms };
   /** A fresh store, its rooms and one loaded room under a random id. */
   room(over?: Partial<CollabRoomsOptions>): Promise<{
     p: MemoryCollabPersistence;
@@ -48,11 +50,15 @@ export function roomHarness(defaults: Partial<CollabRoomsOptions>): RoomHarness 
     open.push(made);
     return made;
   };
+  const fresh = (over: Partial<CollabRoomsOptions> = {}) => {
+    const p = new MemoryCollabPersistence();
+    return { p, rooms: rooms(p, over) };
+  };
   return {
     rooms,
+    fresh,
     async room(over = {}) {
-      const p = new MemoryCollabPersistence();
-      const made = rooms(p, over);
+      const { p, rooms: made } = fresh(over);
       const id = crypto.randomUUID();
       return { p, rooms: made, id, room: await made.room(id) };
     },
