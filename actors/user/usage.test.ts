@@ -107,6 +107,35 @@ function runUsageSuite(name: string, make: () => Promise<{ store: ControlPlaneSt
       await b.close();
     });
 
+    test("cached reads stay exact with many users pending, and while a flush is under way", async () => {
+      const [u, v] = [await newUser(), await newUser()];
+      let clock = MAR_15.getTime();
+      const gated = new FlakyStore(store);
+      const rec = new UsageRecorder(gated, { flushMs: 60_000, now: () => clock });
+      expect(await rec.usage(u)).toEqual({ today: 0, this_month: 0 }); // totals now cached
+      // Many other users pending: u's counts are found by key, never mixed with theirs.
+      for (let i = 0; i < 500; i++) rec.record(100_000_000 + i);
+      rec.record(u);
+      rec.record(u, MAR_14);
+      rec.record(v);
+      expect(await rec.usage(u)).toEqual({ today: 1, this_month: 2 });
+      // A flush held mid-write: a read asked meanwhile must not answer from the cache (the
+      // batch is neither pending nor committed); it waits for the flush and then counts the
+      // batch exactly once, plus what was recorded while it waited.
+      const { promise: release, resolve } = Promise.withResolvers<void>();
+      gated.gate = release;
+      const flushing = rec.flush().catch(() => {});
+      const during = rec.usage(u);
+      rec.record(u);
+      resolve();
+      await flushing;
+      expect(await during).toEqual({ today: 2, this_month: 3 });
+      expect(await rec.usage(u)).toEqual({ today: 2, this_month: 3 });
+      clock += 60_000;
+      expect(await rec.usage(u)).toEqual({ today: 2, this_month: 3 });
+      await rec.close();
+    });
+
     test("the timer flushes every flushMs without being asked", async () => {
       const u = await newUser();
       const rec = new UsageRecorder(store, { flushMs: 10 });
