@@ -1,31 +1,13 @@
 /**
  * The previous ILP encoder (string concatenation, one JS string per batch, UTF-8 encoded by
- * fetch), kept unchanged and self-contained as the oracle of ilp.test.ts: the byte encoder in
+ * fetch), kept unchanged as the oracle of ilp.test.ts: the byte encoder in
  * ilp.ts must write exactly the UTF-8 of what this one builds, on randomized rows too. Not
  * used on the ingest path.
  */
 import type { CanonicalValue, ColumnType } from "../../domain/rtdb/index.ts";
-
-const IlpKind = { Symbol: 0, Float: 1, Int: 2, String: 3, Boolean: 4, Timestamp: 5 } as const;
-type IlpKindValue = (typeof IlpKind)[keyof typeof IlpKind];
-
-/** How each QuestDB type goes over ILP (strings cover CHAR and UUID; timestamps cover DATE). */
-const ILP_KIND: Record<ColumnType, IlpKindValue> = {
-  SYMBOL: IlpKind.Symbol,
-  STRING: IlpKind.String,
-  VARCHAR: IlpKind.String,
-  CHAR: IlpKind.String,
-  UUID: IlpKind.String,
-  DOUBLE: IlpKind.Float,
-  FLOAT: IlpKind.Float,
-  LONG: IlpKind.Int,
-  INT: IlpKind.Int,
-  SHORT: IlpKind.Int,
-  BYTE: IlpKind.Int,
-  BOOLEAN: IlpKind.Boolean,
-  TIMESTAMP: IlpKind.Timestamp,
-  DATE: IlpKind.Timestamp,
-};
+// The type mapping is shared (it is what the two encoders agree on, not what they encode);
+// every byte-level step below stays this file's own.
+import { ILP_KIND, IlpKind, type IlpKindValue } from "./ilp.ts";
 
 const NEEDS_ESCAPE = /[ ,=\\\r\n]/;
 const NEEDS_ESCAPE_G = /[ ,=\\\r\n]/g;

@@ -25,7 +25,7 @@
 import type { CanonicalValue, ColumnType } from "../../domain/rtdb/index.ts";
 
 export const IlpKind = { Symbol: 0, Float: 1, Int: 2, String: 3, Boolean: 4, Timestamp: 5 } as const;
-type IlpKindValue = (typeof IlpKind)[keyof typeof IlpKind];
+export type IlpKindValue = (typeof IlpKind)[keyof typeof IlpKind];
 
 /** How each QuestDB type goes over ILP (strings cover CHAR and UUID; timestamps cover DATE). */
 export const ILP_KIND: Record<ColumnType, IlpKindValue> = {
