@@ -48,10 +48,12 @@ const EXPANSION_ADD = 64;
 /**
  * The search beam (ef). Measured on bench/corpus.ts's 100k derived vectors (256 tight clusters,
  * full of near-ties: the hard case), 40 real questions, unfiltered, vs exact: ef 64 → recall@10
- * 0.63, 128 → 0.81, 256 → 0.89, 512 → 0.97, at 0.4 → 1.4 ms a query. The leg asks for at least
- * 64 candidates, and usearch searches with max(ef, k).
+ * 0.63, 128 → 0.81, 256 → 0.89, 512 → 0.97, at 0.4 → 1.4 ms a query. The bench's 100 ACL-scoped
+ * queries (bench/documents-search.ts, same corpus, quiet machine) gave 0.94 at 512 and 0.98 at 1024,
+ * dense p50 3.3 → 4.7 ms (OpenSearch's dense leg: 27 ms), so 1024. The leg asks for at least 64
+ * candidates, and usearch searches with max(ef, k).
  */
-const EXPANSION_SEARCH = 512;
+const EXPANSION_SEARCH = 1024;
 /**
  * Changes applied in memory before the holder saves again (the log replays the rest): at
  * least 4,096, and an eighth of the index, so a bulk upload into a 1M-chunk tenant does not
