@@ -10,6 +10,7 @@ import * as sqliteVec from "sqlite-vec";
 import type { DocumentAcl, DocumentMeta } from "../../domain/documents/types.ts";
 import { ftsMatchExpression } from "./fts-query.ts";
 import { keywordLeg } from "./keyword-leg.ts";
+import { scope } from "./leg-test-support.ts";
 import { ADMITS, admitted, type LegScope } from "./permitted.ts";
 import { schemaSql } from "./schema.ts";
 import { writeDocument } from "./sqlite-search.ts";
@@ -54,17 +55,6 @@ function corpus(acls: (d: number) => DocumentAcl, docs = 24): Database {
   }
   return db;
 }
-
-const scope = (over: Partial<LegScope> = {}): LegScope => ({
-  identity: "u2",
-  roles: "[]",
-  barriers: "[]",
-  doc_id: null,
-  entity_id: null,
-  doc_type: null,
-  limit: 50,
-  ...over,
-});
 
 const seesEverything = (db: Database, s: LegScope) => admitted(db, s).everything;
 

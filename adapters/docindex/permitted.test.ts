@@ -9,6 +9,7 @@ import { expect, test } from "bun:test";
 import * as sqliteVec from "sqlite-vec";
 import type { DocumentAcl } from "../../domain/documents/types.ts";
 import { exactLeg } from "./dense-leg.ts";
+import { scope } from "./leg-test-support.ts";
 import { ADMITS, admitted, type LegScope } from "./permitted.ts";
 import { schemaSql } from "./schema.ts";
 import { writeDocument } from "./sqlite-search.ts";
@@ -52,17 +53,6 @@ function corpus(acls: (d: number) => DocumentAcl, docs: number): Database {
   }
   return db;
 }
-
-const scope = (over: Partial<LegScope> = {}): LegScope => ({
-  identity: "u2",
-  roles: "[]",
-  barriers: "[]",
-  doc_id: null,
-  entity_id: null,
-  doc_type: null,
-  limit: 50,
-  ...over,
-});
 
 /** The three queries each hybrid search ran before, verbatim. */
 function oldForm(db: Database, s: LegScope) {
