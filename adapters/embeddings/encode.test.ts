@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { installedModelsDir } from "../../test/embedding-models.ts";
-import { BertTokenizer, clipText, concatNormalized, normalize, pool } from "./encode.ts";
+import { BertTokenizer, clipText, concatNormalized, normalize, pool, runsByLength } from "./encode.ts";
 
 describe("pooling and normalisation", () => {
   // batch 2, seqLen 3, width 2; row 1 has one padding position.
@@ -67,5 +67,23 @@ const dir = installedModelsDir(["e5-small-v2"], "bert tokenizer");
     expect([b.batch, b.seqLen]).toEqual([2, 4]);
     expect(Array.from(b.inputIds)).toEqual([101n, 7592n, 2088n, 102n, 101n, 7592n, 102n, 0n]);
     expect(Array.from(b.attentionMask)).toEqual([1n, 1n, 1n, 1n, 1n, 1n, 1n, 0n]);
+  });
+});
+
+describe("runsByLength", () => {
+  test("runs hold at most the budget once padded, shortest first, each row exactly once", () => {
+    const lengths = [300, 10, 40, 12, 60, 11, 129, 30];
+    const runs = runsByLength(lengths, 128);
+    expect(runs.flat().sort((a, b) => a - b)).toEqual(lengths.map((_, i) => i));
+    for (const run of runs) {
+      const longest = Math.max(...run.map((i) => lengths[i] as number));
+      if (run.length > 1) expect(run.length * longest).toBeLessThanOrEqual(128);
+    }
+    // Short rows share runs; a row longer than the budget runs alone.
+    expect(runs).toEqual([[1, 5, 3, 7], [2, 4], [6], [0]]);
+  });
+
+  test("no rows, no runs", () => {
+    expect(runsByLength([])).toEqual([]);
   });
 });

@@ -20,6 +20,8 @@ export interface ModelProcessOptions {
   precision: Precision;
   /** ONNX Runtime intra-op threads in this process; 0 = its default (one per core). */
   threads: number;
+  /** Padded tokens one model run may hold (encode.ts PADDED_TOKENS_PER_RUN). */
+  paddedTokensPerRun: number;
 }
 
 /** A model process with every model loaded, or the reason it could not load them. */
@@ -39,6 +41,7 @@ export async function startModelProcess(opts: ModelProcessOptions): Promise<Mode
       files: componentFiles(opts.modelsDir, model, opts.precision),
     })),
     threads: opts.threads,
+    paddedTokensPerRun: opts.paddedTokensPerRun,
   });
   try {
     await ready;

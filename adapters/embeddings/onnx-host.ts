@@ -14,7 +14,14 @@
  */
 import { readFileSync } from "node:fs";
 import * as ort from "onnxruntime-node";
-import { BertTokenizer, concatNormalized, pool } from "./encode.ts";
+import {
+  type BatchInputs,
+  BertTokenizer,
+  concatNormalized,
+  PADDED_TOKENS_PER_RUN,
+  pool,
+  runsByLength,
+} from "./encode.ts";
 import type { ComponentModel } from "./models.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
@@ -25,6 +32,7 @@ interface Loaded {
 }
 
 let loaded: Loaded[] = [];
+let paddedTokensPerRun = PADDED_TOKENS_PER_RUN;
 let chain: Promise<void> = Promise.resolve();
 
 function send(msg: FromWorker): void {
@@ -42,6 +50,7 @@ async function init(msg: Extract<ToWorker, { type: "init" }>): Promise<void> {
       // Measured: with spinning, the pair's query p99 was ~4x worse (bench/embeddings.ts).
       extra: { session: { intra_op: { allow_spinning: "0" }, inter_op: { allow_spinning: "0" } } },
     };
+    paddedTokensPerRun = msg.paddedTokensPerRun;
     loaded = await Promise.all(
       msg.components.map(async ({ model, files }) => ({
         model,
@@ -55,27 +64,46 @@ async function init(msg: Extract<ToWorker, { type: "init" }>): Promise<void> {
   }
 }
 
+/** One model over one padded run: a pooled, normalised vector per row. */
+async function runModel(model: ComponentModel, session: ort.InferenceSession, b: BatchInputs): Promise<Float32Array[]> {
+  const shape = [b.batch, b.seqLen];
+  const feeds: Record<string, ort.Tensor> = {
+    input_ids: new ort.Tensor("int64", b.inputIds, shape),
+    attention_mask: new ort.Tensor("int64", b.attentionMask, shape),
+  };
+  if (session.inputNames.includes("token_type_ids")) {
+    feeds.token_type_ids = new ort.Tensor("int64", b.tokenTypeIds, shape);
+  }
+  const out = await session.run(feeds);
+  try {
+    const hidden = out.last_hidden_state ?? out[session.outputNames[0] as string];
+    if (!hidden) throw new Error(`${model.name}: the ONNX model returned no hidden state`);
+    const dims = hidden.dims;
+    if (dims[2] !== model.dim) throw new Error(`${model.name}: hidden width ${dims[2]}, expected ${model.dim}`);
+    return pool(hidden.data as Float32Array, dims, b.attentionMask, model.pooling);
+  } finally {
+    for (const t of Object.values(out)) t.dispose();
+  }
+}
+
 async function embed(msg: Extract<ToWorker, { type: "embed" }>): Promise<void> {
   try {
     const perModel: Float32Array[][] = [];
     for (const { model, tokenizer, session } of loaded) {
       const prefix = msg.kind === "query" ? model.queryPrefix : model.passagePrefix;
-      const b = tokenizer.batch(msg.texts, prefix, model.maxTokens);
-      const shape = [b.batch, b.seqLen];
-      const feeds: Record<string, ort.Tensor> = {
-        input_ids: new ort.Tensor("int64", b.inputIds, shape),
-        attention_mask: new ort.Tensor("int64", b.attentionMask, shape),
-      };
-      if (session.inputNames.includes("token_type_ids")) {
-        feeds.token_type_ids = new ort.Tensor("int64", b.tokenTypeIds, shape);
+      const ids = msg.texts.map((t) => tokenizer.ids(t, prefix, model.maxTokens));
+      const rows = new Array<Float32Array>(ids.length);
+      for (const run of runsByLength(
+        ids.map((r) => r.length),
+        paddedTokensPerRun,
+      )) {
+        const b = tokenizer.padded(run.map((i) => ids[i] as number[]));
+        const pooled = await runModel(model, session, b);
+        run.forEach((i, j) => {
+          rows[i] = pooled[j] as Float32Array;
+        });
       }
-      const out = await session.run(feeds);
-      const hidden = out.last_hidden_state ?? out[session.outputNames[0] as string];
-      if (!hidden) throw new Error(`${model.name}: the ONNX model returned no hidden state`);
-      const dims = hidden.dims;
-      if (dims[2] !== model.dim) throw new Error(`${model.name}: hidden width ${dims[2]}, expected ${model.dim}`);
-      perModel.push(pool(hidden.data as Float32Array, dims, b.attentionMask, model.pooling));
-      for (const t of Object.values(out)) t.dispose();
+      perModel.push(rows);
     }
     const dim = loaded.reduce((s, l) => s + l.model.dim, 0);
     const vectors = new Float32Array(msg.texts.length * dim);

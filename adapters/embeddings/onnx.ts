@@ -24,7 +24,7 @@
 import type { Embedder } from "../../domain/documents/ports.ts";
 import type { EmbedKind } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
-import { clipText } from "./encode.ts";
+import { clipText, PADDED_TOKENS_PER_RUN } from "./encode.ts";
 import { type ModelProcess, startModelProcess } from "./model-process.ts";
 import { assertInstalled, type ComponentModel, modelKey, type Precision } from "./models.ts";
 import type { FromWorker } from "./protocol.ts";
@@ -42,6 +42,11 @@ export interface OnnxEmbedderOptions {
   /** ONNX Runtime intra-op threads per process; 0 = its default (one per core). */
   threads?: number;
   batchSize?: number;
+  /**
+   * Padded tokens one model run may hold inside a batch (default encode.ts PADDED_TOKENS_PER_RUN);
+   * Infinity runs each batch whole, padded to its longest text (the service before issue 20).
+   */
+  paddedTokensPerRun?: number;
   maxPendingBatches?: number;
   maxWaitingBatches?: number;
 }
@@ -263,5 +268,6 @@ function startWorker(opts: OnnxEmbedderOptions): Promise<ModelProcess> {
     components: opts.components,
     precision: opts.precision ?? "fp32",
     threads: opts.threads ?? 0,
+    paddedTokensPerRun: opts.paddedTokensPerRun ?? PADDED_TOKENS_PER_RUN,
   });
 }

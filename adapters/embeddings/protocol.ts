@@ -3,7 +3,12 @@ import type { EmbedKind } from "../../domain/documents/types.ts";
 import type { ComponentModel, ModelFiles } from "./models.ts";
 
 export type ToWorker =
-  | { type: "init"; components: { model: ComponentModel; files: ModelFiles }[]; threads: number }
+  | {
+      type: "init";
+      components: { model: ComponentModel; files: ModelFiles }[];
+      threads: number;
+      paddedTokensPerRun: number;
+    }
   | { type: "embed"; id: number; texts: string[]; kind: EmbedKind }
   /** Answered with "drained" once every message before it has been handled. */
   | { type: "drain" };
