@@ -1,5 +1,5 @@
 /** One test per token attack (issue 2 item 5), against a real JWKS served over HTTP. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from "jose";
 import { AppError } from "../../domain/errors.ts";
 import { JwtVerifier, signUserToken } from "./jwt.ts";
@@ -194,5 +194,44 @@ describe("verified-token cache", () => {
     expect((await verifier.verify(token)).sub).toBe("1");
     await Bun.sleep(2_100 - (Date.now() % 1000));
     await expect401(token, /expired/);
+  });
+
+  test("remembered() and verify() give the same answer on a cached token as the clock moves", async () => {
+    // The private map is read only to see eviction: remembered() leaves a stale entry,
+    // verify() drops it (the split around the shared standing() check).
+    const cache = (verifier as unknown as { verified: Map<string, unknown> }).verified;
+    const t = nowSec();
+    const at = (sec: number) => setSystemTime(new Date(sec * 1000));
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("9")
+      .setIssuer(ISS)
+      .setAudience(AUD)
+      .setNotBefore(t + 600)
+      .setExpirationTime(t + 3600)
+      .sign(new TextEncoder().encode(SECRET));
+    try {
+      expect(verifier.remembered(token)).toBeUndefined(); // never verified
+      at(t + 700);
+      const claims = await verifier.verify(token);
+      expect(verifier.remembered(token)).toBe(claims);
+      expect(await verifier.verify(token)).toBe(claims); // the cached object, no re-verification
+
+      at(t); // clock stepped back: early again
+      expect(verifier.remembered(token)).toBeUndefined();
+      expect(cache.has(token)).toBe(true);
+      await expect401(token, /not yet valid/);
+      expect(cache.has(token)).toBe(false);
+
+      at(t + 700);
+      expect((await verifier.verify(token)).sub).toBe("9");
+      at(t + 7200); // past exp
+      expect(verifier.remembered(token)).toBeUndefined();
+      expect(cache.has(token)).toBe(true);
+      await expect401(token, /expired/);
+      expect(cache.has(token)).toBe(false);
+    } finally {
+      setSystemTime();
+    }
   });
 });

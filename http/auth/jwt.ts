@@ -45,30 +45,24 @@ export class JwtVerifier {
 
   /**
    * The claims of a token verified before whose exp and nbf still hold against the clock,
-   * synchronously; undefined otherwise (then verify() decides, with the reason). The same
-   * checks as verify()'s cache hit, minus a promise turn on every request.
+   * synchronously; undefined otherwise (then verify() decides, with the reason, and evicts).
+   * The same clock check as verify()'s cache hit (standing()), minus a promise turn on every
+   * request. It evicts nothing: a stale entry stays for verify() to answer from.
    */
   remembered(token: string): CairnClaims | undefined {
     const hit = this.verified.get(token);
-    if (!hit) return undefined;
-    const now = Date.now() / 1000;
-    const tolerance = this.s.clockToleranceSec ?? 5;
-    if (typeof hit.exp === "number" && hit.exp + tolerance <= now) return undefined;
-    if (typeof hit.nbf === "number" && hit.nbf - tolerance > now) return undefined;
-    return hit;
+    return hit && this.standing(hit) === "live" ? hit : undefined;
   }
 
   async verify(token: string): Promise<CairnClaims> {
     const hit = this.verified.get(token);
     if (hit) {
-      const now = Date.now() / 1000;
-      const tolerance = this.s.clockToleranceSec ?? 5;
-      if (typeof hit.exp === "number" && hit.exp + tolerance <= now) {
-        this.verified.delete(token);
-        throw new AppError("unauthenticated", "Token has expired");
-      }
-      if (typeof hit.nbf !== "number" || hit.nbf - tolerance <= now) return hit;
+      const standing = this.standing(hit);
+      if (standing === "live") return hit;
       this.verified.delete(token);
+      // Expired is final, so it is answered from the cache; a not-yet-valid entry (the clock
+      // went back) is verified afresh, and jose names the reason.
+      if (standing === "expired") throw new AppError("unauthenticated", "Token has expired");
     }
     const claims = await this.verifyUncached(token);
     if (this.verified.size >= CACHE_MAX) {
@@ -77,6 +71,18 @@ export class JwtVerifier {
     }
     this.verified.set(token, claims);
     return claims;
+  }
+
+  /**
+   * Whether remembered claims still hold now: the one exp/nbf check both remembered() and
+   * verify() make, kept in one place so the sync and async paths can never disagree.
+   */
+  private standing(claims: CairnClaims): "live" | "expired" | "early" {
+    const now = Date.now() / 1000;
+    const tolerance = this.s.clockToleranceSec ?? 5;
+    if (typeof claims.exp === "number" && claims.exp + tolerance <= now) return "expired";
+    if (typeof claims.nbf === "number" && claims.nbf - tolerance > now) return "early";
+    return "live";
   }
 
   private async verifyUncached(token: string): Promise<CairnClaims> {
