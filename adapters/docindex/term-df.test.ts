@@ -1,8 +1,9 @@
 /**
  * Document-frequency pruning (term-df.ts) and the keyword leg around it: a term most chunks
  * hold is dropped next to a rarer one, the ranking of what the rare terms find does not move,
- * chunks holding only common terms still come back when nothing better is there, and a write
- * (on this handle or another) refreshes the counts.
+ * chunks holding only common terms still come back when nothing better is there, and a commit
+ * (by this handle or another) empties the kept counts — on the wal-index watcher path that WAL
+ * handles take, whose header this connection's own commits move too.
  */
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
@@ -11,12 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
 import type { DocumentMeta } from "../../domain/documents/types.ts";
+import { WalHeader } from "../sql/wal-watch.ts";
 import { matchOf } from "./fts-query.ts";
 import { keywordLeg } from "./keyword-leg.ts";
 import type { LegScope } from "./permitted.ts";
 import { schemaSql } from "./schema.ts";
 import { removeDocument, writeDocument } from "./sqlite-search.ts";
-import { MAX_DF_FRACTION, pruneCommonTerms } from "./term-df.ts";
+import { commitWatcher, keptCounts, MAX_DF_FRACTION, pruneCommonTerms } from "./term-df.ts";
 
 const DIM = 4;
 const meta = (doc_id: string): DocumentMeta => ({
@@ -95,7 +97,8 @@ test("the pruned ranking is the full ranking of what the rare terms find", () =>
   db.close();
 });
 
-test("writes refresh the counts, on the same handle and from another connection", () => {
+/** A WAL file holding the corpus, its writer and a read-only reader (as the search threads open it). */
+function walPair(run: (file: string, writer: Database, reader: Database) => void): void {
   const dir = mkdtempSync(join(tmpdir(), "cairn-term-df-"));
   try {
     const file = join(dir, "t.sqlite");
@@ -105,21 +108,87 @@ test("writes refresh the counts, on the same handle and from another connection"
     corpus(writer);
     const reader = new Database(file, { readonly: true, strict: true });
     sqliteVec.load(reader);
-    expect(pruneCommonTerms(reader, ["annual", "lease"], 40)).toEqual(["lease"]);
-    expect(pruneCommonTerms(writer, ["annual", "lease"], 40)).toEqual(["lease"]);
-    // 40 more chunks holding "lease" and not "annual": now "lease" is the common one.
+    try {
+      run(file, writer, reader);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const TERMS = ["annual", "lease"];
+/** Two calls: the first after a change only uses its counts (module comment), the second keeps them. */
+function settle(db: Database, total: number): string[] {
+  pruneCommonTerms(db, TERMS, total);
+  return pruneCommonTerms(db, TERMS, total);
+}
+
+test("WAL handles take the watcher path; the header moves on this connection's own commits", () => {
+  const memory = new Database(":memory:");
+  expect(commitWatcher(memory)).toBeNull(); // no wal-index: the statement keys the cache
+  memory.close();
+  walPair((file, writer, reader) => {
+    expect(commitWatcher(writer)).not.toBeNull();
+    expect(commitWatcher(reader)).not.toBeNull();
+    // total_changes() covered this connection's writes; the header must too. Only the writer
+    // commits here, so nothing but its own commits can move the header.
+    const header = WalHeader.open(file, () => true);
+    if (!header) throw new Error("a WAL file must have a readable wal-index");
+    const watch = header.watcher();
+    expect(watch.changed()).toBe(true); // first call
+    expect(watch.changed()).toBe(false);
+    put(writer, "own", ["one more chunk"]);
+    expect(watch.changed()).toBe(true);
+    expect(watch.changed()).toBe(false);
+    removeDocument(writer, "own");
+    expect(watch.changed()).toBe(true);
+  });
+});
+
+test("on the watcher path a commit by another connection, or by this one, empties the kept counts", () => {
+  walPair((_file, writer, reader) => {
+    for (const db of [reader, writer]) {
+      expect(settle(db, 40)).toEqual(["lease"]);
+      expect(keptCounts(db)?.get("lease")).toBe(8);
+    }
+    // 40 more chunks holding "lease" and not "annual": now "lease" is the common one. Kept
+    // counts (annual 21 capped, lease 8) would keep both terms at 80 chunks; fresh ones drop lease.
     put(
       writer,
       "e",
       Array.from({ length: 40 }, (_, i) => `lease ${i}`),
     );
-    expect(pruneCommonTerms(writer, ["annual", "lease"], 80)).toEqual(["annual"]);
-    expect(pruneCommonTerms(reader, ["annual", "lease"], 80)).toEqual(["annual"]);
+    expect(pruneCommonTerms(reader, TERMS, 80)).toEqual(["annual"]); // another connection's commit
+    expect(pruneCommonTerms(writer, TERMS, 80)).toEqual(["annual"]); // its own commit
+    for (const db of [reader, writer]) {
+      expect(settle(db, 80)).toEqual(["annual"]);
+      expect(keptCounts(db)?.get("lease")).toBe(41); // capped at the threshold
+    }
     removeDocument(writer, "e");
-    expect(pruneCommonTerms(reader, ["annual", "lease"], 40)).toEqual(["lease"]);
-    reader.close();
-    writer.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    expect(pruneCommonTerms(writer, TERMS, 40)).toEqual(["lease"]);
+    expect(pruneCommonTerms(reader, TERMS, 40)).toEqual(["lease"]);
+  });
+});
+
+test("counts taken in a snapshot older than the commit just noticed are not kept", () => {
+  walPair((_file, writer, reader) => {
+    expect(settle(reader, 40)).toEqual(["lease"]);
+    // A search's read transaction begins at its ACL pass, before the keyword leg prunes.
+    reader.exec("BEGIN");
+    reader.query("SELECT count(*) FROM chunks").get();
+    put(
+      writer,
+      "e",
+      Array.from({ length: 40 }, (_, i) => `lease ${i}`),
+    );
+    // The watcher reports the commit; the snapshot still holds the old counts, and answers by them.
+    expect(pruneCommonTerms(reader, TERMS, 40)).toEqual(["lease"]);
+    reader.exec("COMMIT");
+    expect(keptCounts(reader)).toBeUndefined();
+    // Kept, those old counts would answer ["annual", "lease"] here, with no commit left to clear them.
+    expect(pruneCommonTerms(reader, TERMS, 80)).toEqual(["annual"]);
+  });
 });
