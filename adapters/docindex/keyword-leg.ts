@@ -13,6 +13,12 @@
  *   one per candidate. Past the candidate cap (a selective filter) the leg checks each match
  *   instead, which is then the cheaper form.
  *
+ * A leg can run over part of the index: `seqs` bounds the chunk rowids it reads (FTS5 seeks its
+ * doclists to the bounds and computes bm25() only inside them, while its IDF still counts the
+ * whole index, so the scores of two parts are the scores of the whole). Two parts on two
+ * search threads halve a large index's keyword time at low load (search-pool.ts);
+ * `combineKeywordParts` merges them into exactly what one pass returns.
+ *
  * What remains is FTS5 itself: bm25() for every chunk holding any query term (no top-k
  * pruning in FTS5); fts-query.ts drops stop-words and term-df.ts terms most chunks hold for
  * that reason. Measured in
@@ -29,7 +35,7 @@ import { pruneCommonTerms } from "./term-df.ts";
 // anyway, so one could never be returned). At 1M chunks the join alone cost ~1 s a query.
 const BM25_TOP_SQL = `
   SELECT rowid AS seq, bm25(chunks_fts) AS score FROM chunks_fts
-   WHERE chunks_fts MATCH :match
+   WHERE chunks_fts MATCH :match AND rowid BETWEEN :lo AND :hi
    ORDER BY score LIMIT :limit`;
 
 const DOC_OF_SQL = `SELECT seq, doc_id FROM chunks WHERE seq IN (SELECT value FROM json_each(:seqs))`;
@@ -40,7 +46,8 @@ const DOC_OF_SQL = `SELECT seq, doc_id FROM chunks WHERE seq IN (SELECT value FR
 const BM25_CHECKED_SQL = `
   SELECT f.rowid AS seq, bm25(chunks_fts) AS score
     FROM chunks_fts f JOIN chunks c ON c.seq = f.rowid
-   WHERE chunks_fts MATCH :match AND c.doc_id IN (SELECT value FROM json_each(:docs))
+   WHERE chunks_fts MATCH :match AND f.rowid BETWEEN :lo AND :hi
+     AND c.doc_id IN (SELECT value FROM json_each(:docs))
    ORDER BY score LIMIT :limit`;
 
 /** Candidates per wanted hit before the permitted fraction is applied (ties at the cut). */
@@ -50,36 +57,89 @@ export const MAX_KEYWORD_CANDIDATES = 4096;
 
 type Row = { seq: number; score: number };
 
+/** Chunk rowids a leg reads, both ends included. */
+export interface SeqRange {
+  lo: number;
+  hi: number;
+}
+/** The whole index. */
+export const ALL_SEQS: SeqRange = { lo: Number.MIN_SAFE_INTEGER, hi: Number.MAX_SAFE_INTEGER };
+
+/**
+ * One part's answer: its best `limit` hits for the query with the index's common terms pruned
+ * (term-df.ts), and — only when the pruned query found fewer than `limit` here — for the full
+ * query too. `pruned` is `full` when nothing was pruned.
+ */
+export interface KeywordPart {
+  pruned: LegHit[];
+  full: LegHit[] | null;
+  prunedIsFull: boolean;
+}
+
 /**
  * The best `scope.limit` permitted chunks for `query` by BM25 (higher is better); [] without a
  * term. `acl` is the search's ACL pass; computed here when the caller has none.
  */
 export function keywordLeg(db: Database, scope: LegScope, query: string, acl?: Admitted): LegHit[] {
+  return combineKeywordParts([keywordPart(db, scope, query, acl)], Number(scope.limit));
+}
+
+/** The leg over the chunks in `seqs` (all of them by default); see `KeywordPart`. */
+export function keywordPart(
+  db: Database,
+  scope: LegScope,
+  query: string,
+  acl?: Admitted,
+  seqs: SeqRange = ALL_SEQS,
+): KeywordPart {
+  const none: KeywordPart = { pruned: [], full: [], prunedIsFull: true };
   const terms = queryTerms(query);
-  if (terms.length === 0) return [];
+  if (terms.length === 0) return none;
   const a = acl ?? admitted(db, scope);
-  if (!a.everything && a.chunks === 0) return [];
+  if (!a.everything && a.chunks === 0) return none;
   const want = Number(scope.limit);
-  const run = (match: string) => (a.everything ? top(db, match, want) : permittedTop(db, match, want, a));
+  const run = (match: string): LegHit[] =>
+    // FTS5's bm25() is lower-is-better; negate so every leg's score is higher-is-better.
+    (a.everything ? top(db, match, want, seqs) : permittedTop(db, match, want, a, seqs)).map((r) => ({
+      id: String(r.seq),
+      score: -r.score,
+    }));
   const full = matchOf(terms) as string;
   const pruned = matchOf(pruneCommonTerms(db, terms, a.total)) as string;
-  let rows = run(pruned);
-  // Fewer than wanted: the rare terms ran out of permitted chunks, and chunks holding only the
-  // common terms are the rest of the answer (at the bottom of it: their IDF is near zero).
-  if (pruned !== full && rows.length < want) rows = run(full);
-  // FTS5's bm25() is lower-is-better; negate so every leg's score is higher-is-better.
-  return rows.map((r) => ({ id: String(r.seq), score: -r.score }));
+  const rows = run(pruned);
+  if (pruned === full) return { pruned: rows, full: rows, prunedIsFull: true };
+  return { pruned: rows, full: rows.length < want ? run(full) : null, prunedIsFull: false };
 }
 
-function top(db: Database, match: string, limit: number): Row[] {
-  return db.query<Row, Record<string, string | number>>(BM25_TOP_SQL).all({ match, limit });
+/**
+ * The leg's answer from its parts (disjoint ranges of one snapshot's chunks), exactly as one
+ * pass over the union would give it: the pruned query's best `want` when the parts found that
+ * many; else the full query's, which every part then ran (each found fewer than `want`).
+ * Fewer than wanted means the rare terms ran out of permitted chunks, and chunks holding only
+ * the common terms are the rest of the answer (at the bottom of it: their IDF is near zero).
+ */
+export function combineKeywordParts(parts: KeywordPart[], want: number): LegHit[] {
+  const best = (lists: LegHit[][]): LegHit[] =>
+    lists.length === 1
+      ? (lists[0] as LegHit[])
+      : lists
+          .flat()
+          .sort((x, y) => y.score - x.score || Number(x.id) - Number(y.id))
+          .slice(0, want);
+  const pruned = best(parts.map((p) => p.pruned));
+  if (parts.every((p) => p.prunedIsFull) || pruned.length >= want) return pruned;
+  return best(parts.map((p) => p.full ?? []));
 }
 
-function permittedTop(db: Database, match: string, want: number, a: Admitted): Row[] {
+function top(db: Database, match: string, limit: number, seqs: SeqRange): Row[] {
+  return db.query<Row, Record<string, string | number>>(BM25_TOP_SQL).all({ match, limit, ...seqs });
+}
+
+function permittedTop(db: Database, match: string, want: number, a: Admitted, seqs: SeqRange): Row[] {
   const docOf = db.query<{ seq: number; doc_id: string }, { seqs: string }>(DOC_OF_SQL);
   let k = Math.max(want, Math.ceil((OVERFETCH * want * a.total) / a.chunks));
   while (k <= MAX_KEYWORD_CANDIDATES) {
-    const found = top(db, match, k);
+    const found = top(db, match, k, seqs);
     const docs = new Map(docOf.all({ seqs: JSON.stringify(found.map((r) => r.seq)) }).map((r) => [r.seq, r.doc_id]));
     const kept = found.filter((r) => a.docs.has(docs.get(r.seq) ?? ""));
     if (found.length < k) return kept.slice(0, want); // every match was a candidate
@@ -88,5 +148,7 @@ function permittedTop(db: Database, match: string, want: number, a: Admitted): R
     if (kept.length >= want && kept[want - 1]!.score < found[k - 1]!.score) return kept.slice(0, want);
     k *= 4;
   }
-  return db.query<Row, Record<string, string | number>>(BM25_CHECKED_SQL).all({ match, docs: a.docsJson, limit: want });
+  return db
+    .query<Row, Record<string, string | number>>(BM25_CHECKED_SQL)
+    .all({ match, docs: a.docsJson, limit: want, ...seqs });
 }

@@ -7,22 +7,49 @@
  */
 import { Database } from "bun:sqlite";
 import * as sqliteVec from "sqlite-vec";
+import type { Fused } from "../../domain/documents/fusion.ts";
+import type { SearchHit } from "../../domain/documents/types.ts";
 import { type AnnOptions, AnnRegistry } from "./ann-registry.ts";
 import { HandleCache } from "./handles.ts";
+import type { SeqRange } from "./keyword-leg.ts";
 import type { CompiledSearch } from "./search-request.ts";
-import { searchSnapshot } from "./sqlite-search.ts";
+import {
+  hydrateSnapshot,
+  type LegsOutcome,
+  legsSnapshot,
+  measuredSearchSnapshot,
+  type SearchOutcome,
+} from "./sqlite-search.ts";
 
 declare const self: Worker;
 
+/** What a thread is asked to do with a search (search-pool.ts splits large ones in parts). */
+export type SearchTask =
+  | { kind: "whole" }
+  /** One part of a split search: the keyword leg over `seqs`, and the vector leg if `dense`. */
+  | { kind: "legs"; seqs: SeqRange; dense: boolean }
+  /** The end of a split search: hydrate the fused ranking, re-checking the ACL. */
+  | { kind: "hydrate"; ranked: Fused[] };
+
+export type SearchAnswer = SearchOutcome | LegsOutcome | SearchHit[];
+
 export type ToSearchWorker =
-  | { type: "search"; id: number; file: string; req: CompiledSearch; dim: number; ann: AnnOptions }
+  | {
+      type: "search";
+      id: number;
+      file: string;
+      req: CompiledSearch;
+      task: SearchTask;
+      dim: number;
+      ann: AnnOptions;
+    }
   /** The file was dropped or replaced: close any handle to it before the next search. */
   | { type: "forget"; file: string }
   /** The pool is closing: save unsaved HNSW changes, then answer `closed`. */
   | { type: "close" };
 
 export type FromSearchWorker =
-  | { type: "result"; id: number; hits: ReturnType<typeof searchSnapshot> }
+  | { type: "result"; id: number; answer: SearchAnswer }
   | { type: "error"; id: number; message: string; code: string | null }
   | { type: "closed" };
 
@@ -59,9 +86,16 @@ self.onmessage = (e: MessageEvent<ToSearchWorker>) => {
     return;
   }
   try {
-    const { file, dim, ann } = msg;
-    const hits = searchSnapshot(open(file), msg.req, (db) => anns.get(db, file, dim, ann));
-    self.postMessage({ type: "result", id: msg.id, hits } satisfies FromSearchWorker);
+    const { file, dim, ann, task } = msg;
+    const db = open(file);
+    const lookup = (snap: Database) => anns.get(snap, file, dim, ann);
+    const answer: SearchAnswer =
+      task.kind === "whole"
+        ? measuredSearchSnapshot(db, msg.req, lookup)
+        : task.kind === "legs"
+          ? legsSnapshot(db, msg.req, lookup, task.seqs, task.dense)
+          : hydrateSnapshot(db, msg.req, task.ranked);
+    self.postMessage({ type: "result", id: msg.id, answer } satisfies FromSearchWorker);
   } catch (err) {
     const code = err && typeof err === "object" && "code" in err ? String((err as { code: unknown }).code) : null;
     const message = err instanceof Error ? err.message : String(err);

@@ -12,13 +12,13 @@
  * statement text never depends on the caller.
  */
 import type { Database } from "bun:sqlite";
-import { candidatesPerLeg, rankForMode } from "../../domain/documents/fusion.ts";
+import { candidatesPerLeg, type Fused, type LegHit, rankForMode } from "../../domain/documents/fusion.ts";
 import type { DocType, DocumentMeta, IndexedChunk, SearchHit, Visibility } from "../../domain/documents/types.ts";
 import { AppError } from "../../domain/errors.ts";
 import { type AnnIndex, boundLoggedVectors, logHead } from "./ann-index.ts";
 import { denseLeg } from "./dense-leg.ts";
-import { keywordLeg } from "./keyword-leg.ts";
-import { admitted } from "./permitted.ts";
+import { ALL_SEQS, combineKeywordParts, type KeywordPart, keywordPart, type SeqRange } from "./keyword-leg.ts";
+import { type Admitted, admitted, type LegScope } from "./permitted.ts";
 import { type CompiledSearch, checkChunks } from "./search-request.ts";
 
 const HYDRATE_SQL = `
@@ -158,22 +158,73 @@ export function readDocument(db: Database, docId: string): (DocumentMeta & { chu
  */
 export type AnnLookup = (db: Database) => AnnIndex | null;
 
-/** The top `k` permitted chunks; see the module comment for how the ACL is applied. */
-export function searchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchHit[] {
-  const limit = candidatesPerLeg(req.k);
-  const scope = {
+/** A search's answer and what the search threads learn from it (search-pool.ts). */
+export interface SearchOutcome {
+  hits: SearchHit[];
+  /** Milliseconds the keyword leg took (0 without one). */
+  keywordMs: number;
+  /** The snapshot's lowest and highest chunk rowid; null when it has no chunks. */
+  seqs: SeqRange | null;
+}
+
+/** One part of a split search: its keyword part over `seqs`, and the vector leg if asked. */
+export interface LegsOutcome {
+  keyword: KeywordPart | null;
+  dense: LegHit[];
+  keywordMs: number;
+  seqs: SeqRange | null;
+}
+
+// Two subqueries: SQLite reads a lone min() or max() of the rowid off the B-tree's ends, but
+// both in one SELECT scan the table.
+const SEQ_BOUNDS_SQL = "SELECT (SELECT min(seq) FROM chunks) AS lo, (SELECT max(seq) FROM chunks) AS hi";
+
+function scopeOf(req: CompiledSearch): LegScope {
+  return {
     identity: req.acl.identityId,
     roles: JSON.stringify(req.acl.roles),
     barriers: JSON.stringify(req.acl.barriers),
     doc_id: req.filters.doc_id ?? null,
     entity_id: req.filters.entity_id ?? null,
     doc_type: req.filters.doc_type ?? null,
-    limit,
+    limit: candidatesPerLeg(req.k),
   };
+}
+
+function seqBounds(db: Database): SeqRange | null {
+  const r = db.query<{ lo: number | null; hi: number | null }, []>(SEQ_BOUNDS_SQL).get();
+  return r?.lo != null && r.hi != null ? { lo: r.lo, hi: r.hi } : null;
+}
+
+/** The legs of `req` over the chunks in `seqs`, the vector leg only when `dense`. */
+export function legsDb(
+  db: Database,
+  req: CompiledSearch,
+  ann: AnnLookup | undefined,
+  seqs: SeqRange,
+  dense: boolean,
+): LegsOutcome {
+  const scope = scopeOf(req);
   const acl = admitted(db, scope); // the one ACL pass both legs share
-  const bm25 = req.mode !== "dense" ? keywordLeg(db, scope, req.query, acl) : [];
-  const dense = req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.(db), acl) : [];
-  const ranked = rankForMode(req.mode, bm25, dense, req.k, req.weights ? { weights: req.weights } : {});
+  const t0 = performance.now();
+  const keyword = req.mode !== "dense" ? keywordPart(db, scope, req.query, acl, seqs) : null;
+  const keywordMs = req.mode !== "dense" ? performance.now() - t0 : 0;
+  const denseHits =
+    dense && req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.(db), acl) : [];
+  // Bounds only matter to a search that can be split (one with a keyword leg).
+  return { keyword, dense: denseHits, keywordMs, seqs: keyword ? seqBounds(db) : null };
+}
+
+/** The final ranking of a search from its legs (fusion for hybrid). */
+export function rankLegs(req: CompiledSearch, bm25: LegHit[], dense: LegHit[]): Fused[] {
+  return rankForMode(req.mode, bm25, dense, req.k, req.weights ? { weights: req.weights } : {});
+}
+
+/**
+ * The ranked chunks with their text and document, in rank order. With `recheck` (the ACL pass
+ * of this snapshot), a chunk whose document the caller may no longer see is left out.
+ */
+export function hydrateDb(db: Database, ranked: Fused[], recheck?: Admitted): SearchHit[] {
   if (ranked.length === 0) return [];
   const rows = new Map(
     db
@@ -184,7 +235,8 @@ export function searchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): Se
   const hits: SearchHit[] = [];
   for (const f of ranked) {
     const r = rows.get(f.id);
-    if (!r) continue; // deleted between the legs and here (cannot happen within one read transaction)
+    if (!r) continue; // deleted since the legs ran (only a split search reads more than one snapshot)
+    if (recheck && !recheck.everything && !recheck.docs.has(r.doc_id)) continue;
     hits.push({
       chunk_id: r.id,
       doc_id: r.doc_id,
@@ -199,7 +251,44 @@ export function searchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): Se
   return hits;
 }
 
+/**
+ * Hydrates a split search's ranking in a snapshot of its own, with the caller's ACL evaluated
+ * again there: the parts ran in their own snapshots, so a document deleted or closed to the
+ * caller since then is left out here (the pool then runs the search whole).
+ */
+export function hydrateSnapshot(db: Database, req: CompiledSearch, ranked: Fused[]): SearchHit[] {
+  return db.transaction(() => hydrateDb(db, ranked, admitted(db, scopeOf(req)))).deferred();
+}
+
+/** The top `k` permitted chunks; see the module comment for how the ACL is applied. */
+export function searchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchHit[] {
+  return measuredSearchDb(db, req, ann).hits;
+}
+
+function measuredSearchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchOutcome {
+  const legs = legsDb(db, req, ann, ALL_SEQS, true);
+  const bm25 = legs.keyword ? combineKeywordParts([legs.keyword], candidatesPerLeg(req.k)) : [];
+  const hits = hydrateDb(db, rankLegs(req, bm25, legs.dense));
+  return { hits, keywordMs: legs.keywordMs, seqs: legs.seqs };
+}
+
 /** Runs `searchDb` in one read transaction, so both legs and the hydration see one snapshot. */
 export function searchSnapshot(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchHit[] {
   return db.transaction(() => searchDb(db, req, ann)).deferred();
+}
+
+/** `searchSnapshot` with what the search threads learn from it (keyword time, rowid bounds). */
+export function measuredSearchSnapshot(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchOutcome {
+  return db.transaction(() => measuredSearchDb(db, req, ann)).deferred();
+}
+
+/** One part of a split search in one read transaction. */
+export function legsSnapshot(
+  db: Database,
+  req: CompiledSearch,
+  ann: AnnLookup | undefined,
+  seqs: SeqRange,
+  dense: boolean,
+): LegsOutcome {
+  return db.transaction(() => legsDb(db, req, ann, seqs, dense)).deferred();
 }

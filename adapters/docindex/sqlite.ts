@@ -26,7 +26,7 @@ import { removeAnnFiles, trimAnnLog } from "./ann-index.ts";
 import { type AnnOptions, AnnRegistry, DEFAULT_ANN } from "./ann-registry.ts";
 import { HandleCache } from "./handles.ts";
 import { REQUIRED_TABLES, SCHEMA_VERSION, schemaSql, upgradeSql } from "./schema.ts";
-import { SearchPool } from "./search-pool.ts";
+import { SearchPool, type SearchPoolStats } from "./search-pool.ts";
 import { type CompiledSearch, compileSearch } from "./search-request.ts";
 import { readDocument, removeDocument, searchSnapshot, writeDocument } from "./sqlite-search.ts";
 
@@ -43,6 +43,11 @@ export interface SqliteDocumentIndexOptions {
   maxQueuedSearches?: number;
   /** When the vector leg uses the HNSW index (ann-registry.ts; default DEFAULT_ANN). */
   ann?: Partial<AnnOptions>;
+  /**
+   * A file's searches run in two parts on two idle threads once its keyword leg took this many
+   * ms (search-pool.ts; default SPLIT_KEYWORD_MS; Infinity never splits).
+   */
+  splitKeywordMs?: number;
 }
 
 const FILE_SUFFIX = ".sqlite";
@@ -69,7 +74,15 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
     this.ann = { ...DEFAULT_ANN, ...opts.ann };
     const threads = opts.searchThreads ?? 1;
     this.pool =
-      threads > 0 ? new SearchPool(threads, opts.maxQueuedSearches ?? 256, this.embeddingDim, this.ann) : null;
+      threads > 0
+        ? new SearchPool({
+            size: threads,
+            maxInFlight: opts.maxQueuedSearches ?? 256,
+            dim: this.embeddingDim,
+            ann: this.ann,
+            ...(opts.splitKeywordMs !== undefined ? { splitKeywordMs: opts.splitKeywordMs } : {}),
+          })
+        : null;
   }
 
   namespaceOf(t: TenantRef): string {
@@ -242,6 +255,11 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
     if (!this.pool)
       return searchSnapshot(db, compiled, (snap) => this.anns.get(snap, file, this.embeddingDim, this.ann));
     return this.pool.search(file, compiled);
+  }
+
+  /** How the search threads ran searches so far (whole, split in parts, split then rerun). */
+  searchStats(): SearchPoolStats | null {
+    return this.pool?.stats() ?? null;
   }
 
   /** Validates a search and compiles its access context (the only source of the ACL). */

@@ -19,6 +19,20 @@ runDocumentIndexContract(
   () => new SqliteDocumentIndex({ dataDir: dir, searchThreads: 1 }),
   { aclCorpora: 12 },
 );
+// Every search split in two parts on two threads when they are idle (search-pool.ts): the ACL
+// property and every other clause must hold on that path too.
+let splitting: SqliteDocumentIndex | undefined;
+runDocumentIndexContract(
+  "SQLite, searches split over two threads",
+  () => {
+    splitting = new SqliteDocumentIndex({ dataDir: join(dir, "split"), searchThreads: 2, splitKeywordMs: 0 });
+    return splitting;
+  },
+  { aclCorpora: 6 },
+);
+test("the split contract above ran split searches", () => {
+  expect(splitting?.searchStats()?.split ?? 0).toBeGreaterThan(50);
+});
 runDocumentIndexContract(
   "SQLite, searches inline",
   () => new SqliteDocumentIndex({ dataDir: join(dir, "inline"), searchThreads: 0 }),
