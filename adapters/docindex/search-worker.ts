@@ -11,11 +11,11 @@ import type { Fused } from "../../domain/documents/fusion.ts";
 import type { SearchHit } from "../../domain/documents/types.ts";
 import { type AnnOptions, AnnRegistry } from "./ann-registry.ts";
 import { HandleCache } from "./handles.ts";
-import type { SeqRange } from "./keyword-leg.ts";
 import type { CompiledSearch } from "./search-request.ts";
 import {
   hydrateSnapshot,
   type LegsOutcome,
+  type LegsPart,
   legsSnapshot,
   measuredSearchSnapshot,
   type SearchOutcome,
@@ -27,7 +27,7 @@ declare const self: Worker;
 export type SearchTask =
   | { kind: "whole" }
   /** One part of a split search: the keyword leg over `seqs`, and the vector leg if `dense`. */
-  | { kind: "legs"; seqs: SeqRange; dense: boolean }
+  | ({ kind: "legs" } & LegsPart)
   /** The end of a split search: hydrate the fused ranking, re-checking the ACL. */
   | { kind: "hydrate"; ranked: Fused[] };
 
@@ -93,7 +93,7 @@ self.onmessage = (e: MessageEvent<ToSearchWorker>) => {
       task.kind === "whole"
         ? measuredSearchSnapshot(db, msg.req, lookup)
         : task.kind === "legs"
-          ? legsSnapshot(db, msg.req, lookup, task.seqs, task.dense)
+          ? legsSnapshot(db, msg.req, lookup, task)
           : hydrateSnapshot(db, msg.req, task.ranked);
     self.postMessage({ type: "result", id: msg.id, answer } satisfies FromSearchWorker);
   } catch (err) {

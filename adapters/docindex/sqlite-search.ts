@@ -196,14 +196,15 @@ function seqBounds(db: Database): SeqRange | null {
   return r?.lo != null && r.hi != null ? { lo: r.lo, hi: r.hi } : null;
 }
 
-/** The legs of `req` over the chunks in `seqs`, the vector leg only when `dense`. */
-export function legsDb(
-  db: Database,
-  req: CompiledSearch,
-  ann: AnnLookup | undefined,
-  seqs: SeqRange,
-  dense: boolean,
-): LegsOutcome {
+/** Which legs a search thread runs: the keyword leg over `seqs`, the vector leg if `dense`. */
+export interface LegsPart {
+  seqs: SeqRange;
+  dense: boolean;
+}
+
+/** The legs of `req` a part asks for. */
+export function legsDb(db: Database, req: CompiledSearch, ann: AnnLookup | undefined, part: LegsPart): LegsOutcome {
+  const { seqs, dense } = part;
   const scope = scopeOf(req);
   const acl = admitted(db, scope); // the one ACL pass both legs share
   const t0 = performance.now();
@@ -266,7 +267,7 @@ export function searchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): Se
 }
 
 function measuredSearchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchOutcome {
-  const legs = legsDb(db, req, ann, ALL_SEQS, true);
+  const legs = legsDb(db, req, ann, { seqs: ALL_SEQS, dense: true });
   const bm25 = legs.keyword ? combineKeywordParts([legs.keyword], candidatesPerLeg(req.k)) : [];
   const hits = hydrateDb(db, rankLegs(req, bm25, legs.dense));
   return { hits, keywordMs: legs.keywordMs, seqs: legs.seqs };
@@ -287,8 +288,7 @@ export function legsSnapshot(
   db: Database,
   req: CompiledSearch,
   ann: AnnLookup | undefined,
-  seqs: SeqRange,
-  dense: boolean,
+  part: LegsPart,
 ): LegsOutcome {
-  return db.transaction(() => legsDb(db, req, ann, seqs, dense)).deferred();
+  return db.transaction(() => legsDb(db, req, ann, part)).deferred();
 }
