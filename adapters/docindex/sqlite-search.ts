@@ -167,11 +167,15 @@ export interface SearchOutcome {
   seqs: SeqRange | null;
 }
 
-/** One part of a split search: its keyword part over `seqs`, and the vector leg if asked. */
-export interface LegsOutcome {
+/** The legs a part ran: its keyword part over `seqs`, and the vector leg if asked. */
+interface Legs {
   keyword: KeywordPart | null;
   dense: LegHit[];
   keywordMs: number;
+}
+
+/** One part of a split search, with the snapshot's rowid bounds (search-pool.ts). */
+export interface LegsOutcome extends Legs {
   seqs: SeqRange | null;
 }
 
@@ -191,7 +195,9 @@ function scopeOf(req: CompiledSearch): LegScope {
   };
 }
 
-function seqBounds(db: Database): SeqRange | null {
+/** The rowid bounds a search thread learns, for a search that can be split (one with a keyword leg). */
+function seqBounds(db: Database, req: CompiledSearch): SeqRange | null {
+  if (req.mode === "dense") return null;
   const r = db.query<{ lo: number | null; hi: number | null }, []>(SEQ_BOUNDS_SQL).get();
   return r?.lo != null && r.hi != null ? { lo: r.lo, hi: r.hi } : null;
 }
@@ -203,7 +209,7 @@ export interface LegsPart {
 }
 
 /** The legs of `req` a part asks for. */
-export function legsDb(db: Database, req: CompiledSearch, ann: AnnLookup | undefined, part: LegsPart): LegsOutcome {
+function legsDb(db: Database, req: CompiledSearch, ann: AnnLookup | undefined, part: LegsPart): Legs {
   const { seqs, dense } = part;
   const scope = scopeOf(req);
   const acl = admitted(db, scope); // the one ACL pass both legs share
@@ -212,8 +218,7 @@ export function legsDb(db: Database, req: CompiledSearch, ann: AnnLookup | undef
   const keywordMs = req.mode !== "dense" ? performance.now() - t0 : 0;
   const denseHits =
     dense && req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.(db), acl) : [];
-  // Bounds only matter to a search that can be split (one with a keyword leg).
-  return { keyword, dense: denseHits, keywordMs, seqs: keyword ? seqBounds(db) : null };
+  return { keyword, dense: denseHits, keywordMs };
 }
 
 /** The final ranking of a search from its legs (fusion for hybrid). */
@@ -263,14 +268,13 @@ export function hydrateSnapshot(db: Database, req: CompiledSearch, ranked: Fused
 
 /** The top `k` permitted chunks; see the module comment for how the ACL is applied. */
 export function searchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchHit[] {
-  return measuredSearchDb(db, req, ann).hits;
+  return wholeDb(db, req, ann).hits;
 }
 
-function measuredSearchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchOutcome {
+function wholeDb(db: Database, req: CompiledSearch, ann?: AnnLookup): { hits: SearchHit[]; keywordMs: number } {
   const legs = legsDb(db, req, ann, { seqs: ALL_SEQS, dense: true });
   const bm25 = legs.keyword ? combineKeywordParts([legs.keyword], candidatesPerLeg(req.k)) : [];
-  const hits = hydrateDb(db, rankLegs(req, bm25, legs.dense));
-  return { hits, keywordMs: legs.keywordMs, seqs: legs.seqs };
+  return { hits: hydrateDb(db, rankLegs(req, bm25, legs.dense)), keywordMs: legs.keywordMs };
 }
 
 /** Runs `searchDb` in one read transaction, so both legs and the hydration see one snapshot. */
@@ -280,7 +284,7 @@ export function searchSnapshot(db: Database, req: CompiledSearch, ann?: AnnLooku
 
 /** `searchSnapshot` with what the search threads learn from it (keyword time, rowid bounds). */
 export function measuredSearchSnapshot(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchOutcome {
-  return db.transaction(() => measuredSearchDb(db, req, ann)).deferred();
+  return db.transaction(() => ({ ...wholeDb(db, req, ann), seqs: seqBounds(db, req) })).deferred();
 }
 
 /** One part of a split search in one read transaction. */
@@ -290,5 +294,5 @@ export function legsSnapshot(
   ann: AnnLookup | undefined,
   part: LegsPart,
 ): LegsOutcome {
-  return db.transaction(() => legsDb(db, req, ann, part)).deferred();
+  return db.transaction(() => ({ ...legsDb(db, req, ann, part), seqs: seqBounds(db, req) })).deferred();
 }
