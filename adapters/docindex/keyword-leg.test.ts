@@ -4,15 +4,13 @@
  * one over-fetch round, after growing it, and past the candidate cap (a selective filter) —
  * the leg must return exactly the same chunks with the same scores.
  */
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import * as sqliteVec from "sqlite-vec";
-import type { DocumentAcl, DocumentMeta } from "../../domain/documents/types.ts";
+import type { DocumentAcl } from "../../domain/documents/types.ts";
 import { ftsMatchExpression } from "./fts-query.ts";
 import { keywordLeg } from "./keyword-leg.ts";
-import { scope } from "./leg-test-support.ts";
+import { legMeta, memoryIndex, scope } from "./leg-test-support.ts";
 import { ADMITS, admitted, type LegScope } from "./permitted.ts";
-import { schemaSql } from "./schema.ts";
 import { writeDocument } from "./sqlite-search.ts";
 
 const DIM = 4;
@@ -26,32 +24,20 @@ const ACLS: DocumentAcl[] = [
 ];
 
 function corpus(acls: (d: number) => DocumentAcl, docs = 24): Database {
-  const db = new Database(":memory:", { strict: true });
-  sqliteVec.load(db);
-  db.exec(schemaSql(DIM));
+  const db = memoryIndex(DIM);
   let seed = 7;
   const rnd = () => {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     return seed / 0x7fffffff;
   };
   for (let d = 0; d < docs; d++) {
-    const meta: DocumentMeta = {
-      doc_id: `d${d}`,
-      filename: `d${d}.txt`,
-      format: "txt",
-      doc_type: d % 2 ? "other" : "research_note",
-      entity_id: d % 3 ? null : "e1",
-      uploaded_by: "u1",
-      uploaded_at: "2026-11-25T00:00:00Z",
-      acl: acls(d),
-    };
     const chunks = Array.from({ length: 8 }, (_, j) => ({
       chunk_index: j,
       id: `d${d}:${j}`,
       text: Array.from({ length: 12 }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(" "),
       embedding: new Float32Array([1, 0, 0, 0]),
     }));
-    writeDocument(db, meta, chunks, DIM);
+    writeDocument(db, legMeta(d, acls(d)), chunks, DIM);
   }
   return db;
 }

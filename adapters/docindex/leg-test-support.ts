@@ -1,8 +1,13 @@
 /**
  * Shared by the leg tests (permitted.test.ts, keyword-leg.test.ts): a caller's leg scope with
- * no roles, no barriers, no filter and limit 50, overridden per test.
+ * no roles, no barriers, no filter and limit 50, overridden per test; an in-memory index file;
+ * and the metadata of their numbered test documents.
  */
+import { Database } from "bun:sqlite";
+import * as sqliteVec from "sqlite-vec";
+import type { DocumentAcl, DocumentMeta } from "../../domain/documents/types.ts";
 import type { LegScope } from "./permitted.ts";
+import { schemaSql } from "./schema.ts";
 
 export const scope = (over: Partial<LegScope> = {}): LegScope => ({
   identity: "u2",
@@ -13,4 +18,24 @@ export const scope = (over: Partial<LegScope> = {}): LegScope => ({
   doc_type: null,
   limit: 50,
   ...over,
+});
+
+/** An empty index file in memory, vectors `dim` wide. */
+export function memoryIndex(dim: number): Database {
+  const db = new Database(":memory:", { strict: true });
+  sqliteVec.load(db);
+  db.exec(schemaSql(dim));
+  return db;
+}
+
+/** Document `d<d>`: doc type and entity vary with `d`, so filters split the corpus. */
+export const legMeta = (d: number, acl: DocumentAcl): DocumentMeta => ({
+  doc_id: `d${d}`,
+  filename: `d${d}.txt`,
+  format: "txt",
+  doc_type: d % 2 ? "other" : "research_note",
+  entity_id: d % 3 ? null : "e1",
+  uploaded_by: "u1",
+  uploaded_at: "2026-11-25T00:00:00Z",
+  acl,
 });

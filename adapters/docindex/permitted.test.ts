@@ -4,14 +4,12 @@
  * of admitting documents — for restricted, unrestricted, NULL-rule and filtered callers; and
  * the exact vector leg fed by it against the old `seq IN (PERMITTED)` form.
  */
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import * as sqliteVec from "sqlite-vec";
 import type { DocumentAcl } from "../../domain/documents/types.ts";
 import { exactLeg } from "./dense-leg.ts";
-import { scope } from "./leg-test-support.ts";
+import { legMeta, memoryIndex, scope } from "./leg-test-support.ts";
 import { ADMITS, admitted, type LegScope } from "./permitted.ts";
-import { schemaSql } from "./schema.ts";
 import { writeDocument } from "./sqlite-search.ts";
 
 const DIM = 4;
@@ -25,9 +23,7 @@ const ACLS: DocumentAcl[] = [
 ];
 
 function corpus(acls: (d: number) => DocumentAcl, docs: number): Database {
-  const db = new Database(":memory:", { strict: true });
-  sqliteVec.load(db);
-  db.exec(schemaSql(DIM));
+  const db = memoryIndex(DIM);
   for (let d = 0; d < docs; d++) {
     const chunks = Array.from({ length: 1 + (d % 4) }, (_, j) => ({
       chunk_index: j,
@@ -35,21 +31,7 @@ function corpus(acls: (d: number) => DocumentAcl, docs: number): Database {
       text: `chunk ${j} of document ${d}`,
       embedding: new Float32Array([Math.cos(d + j), Math.sin(d + j), (d % 3) - 1, j / 4]),
     }));
-    writeDocument(
-      db,
-      {
-        doc_id: `d${d}`,
-        filename: `d${d}.txt`,
-        format: "txt",
-        doc_type: d % 2 ? "other" : "research_note",
-        entity_id: d % 3 ? null : "e1",
-        uploaded_by: "u1",
-        uploaded_at: "2026-11-25T00:00:00Z",
-        acl: acls(d),
-      },
-      chunks,
-      DIM,
-    );
+    writeDocument(db, legMeta(d, acls(d)), chunks, DIM);
   }
   return db;
 }
