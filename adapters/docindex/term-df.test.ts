@@ -78,6 +78,25 @@ test("a term most chunks hold is dropped next to rarer ones, never down to nothi
   db.close();
 });
 
+test("the cut sits between a fifth and two fifths of the chunks", () => {
+  // 20 chunks: "revenue" in 8 (40%), "segment" in 4 (20%), "zebra" in 1.
+  const db = new Database(":memory:", { strict: true });
+  sqliteVec.load(db);
+  db.exec(schemaSql(DIM));
+  put(
+    db,
+    "r",
+    Array.from({ length: 20 }, (_, i) =>
+      [i < 8 ? "revenue" : "", i % 5 === 1 ? "segment" : "", i === 9 ? "zebra" : "", `filler ${i}`].join(" "),
+    ),
+  );
+  expect(MAX_DF_FRACTION).toBeGreaterThan(0.2);
+  expect(MAX_DF_FRACTION).toBeLessThan(0.4);
+  expect(pruneCommonTerms(db, ["revenue", "segment", "zebra"], 20)).toEqual(["segment", "zebra"]);
+  expect(pruneCommonTerms(db, ["segment", "zebra"], 20)).toEqual(["segment", "zebra"]);
+  db.close();
+});
+
 test("the pruned ranking is the full ranking of what the rare terms find", () => {
   const db = memory();
   const full = (limit: number) =>
@@ -154,18 +173,19 @@ test("on the watcher path a commit by another connection, or by this one, emptie
       expect(settle(db, 40)).toEqual(["lease"]);
       expect(keptCounts(db)?.get("lease")).toBe(8);
     }
-    // 40 more chunks holding "lease" and not "annual": now "lease" is the common one. Kept
-    // counts (annual 21 capped, lease 8) would keep both terms at 80 chunks; fresh ones drop lease.
+    // 60 more chunks holding "lease" and not "annual": now "lease" is the common one (68 of
+    // 100) and "annual" (30) is under the cut. Kept counts (annual capped, lease 8) would keep
+    // both terms at 100 chunks; fresh ones drop lease.
     put(
       writer,
       "e",
-      Array.from({ length: 40 }, (_, i) => `lease ${i}`),
+      Array.from({ length: 60 }, (_, i) => `lease ${i}`),
     );
-    expect(pruneCommonTerms(reader, TERMS, 80)).toEqual(["annual"]); // another connection's commit
-    expect(pruneCommonTerms(writer, TERMS, 80)).toEqual(["annual"]); // its own commit
+    expect(pruneCommonTerms(reader, TERMS, 100)).toEqual(["annual"]); // another connection's commit
+    expect(pruneCommonTerms(writer, TERMS, 100)).toEqual(["annual"]); // its own commit
     for (const db of [reader, writer]) {
-      expect(settle(db, 80)).toEqual(["annual"]);
-      expect(keptCounts(db)?.get("lease")).toBe(41); // capped at the threshold
+      expect(settle(db, 100)).toEqual(["annual"]);
+      expect(keptCounts(db)?.get("lease")).toBe(Math.floor(MAX_DF_FRACTION * 100) + 1); // capped at the threshold
     }
     removeDocument(writer, "e");
     expect(pruneCommonTerms(writer, TERMS, 40)).toEqual(["lease"]);
@@ -182,13 +202,13 @@ test("counts taken in a snapshot older than the commit just noticed are not kept
     put(
       writer,
       "e",
-      Array.from({ length: 40 }, (_, i) => `lease ${i}`),
+      Array.from({ length: 60 }, (_, i) => `lease ${i}`),
     );
     // The watcher reports the commit; the snapshot still holds the old counts, and answers by them.
     expect(pruneCommonTerms(reader, TERMS, 40)).toEqual(["lease"]);
     reader.exec("COMMIT");
     expect(keptCounts(reader)).toBeUndefined();
     // Kept, those old counts would answer ["annual", "lease"] here, with no commit left to clear them.
-    expect(pruneCommonTerms(reader, TERMS, 80)).toEqual(["annual"]);
+    expect(pruneCommonTerms(reader, TERMS, 100)).toEqual(["annual"]);
   });
 });
