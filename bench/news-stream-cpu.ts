@@ -1,7 +1,8 @@
 /**
  * The news fan-out's own CPU per frame, without sockets: what bench/news-stream.ts cannot
  * separate from the kernel's share on a busy machine. Both sides write to the same no-op
- * sink (it only counts bytes), so the socket's cost is out of both:
+ * sink (it counts bytes and reads each frame as a send would), so the socket's cost is out of
+ * both:
  *
  *   cairn  NewsHub.publish per article: dedup ring, encode once, index match, per-recipient
  *          envelope (`seq`, `dropped`), made flat as a send does, and the subscriber's write path
