@@ -19,8 +19,7 @@
  * could not.
  */
 
-import type { Fused } from "../../domain/documents/fusion.ts";
-import { candidatesPerLeg } from "../../domain/documents/fusion.ts";
+import { candidatesPerLeg, type Fused } from "../../domain/documents/fusion.ts";
 import type { SearchHit } from "../../domain/documents/types.ts";
 import { AppError, ERROR_TABLE, type ErrorCode } from "../../domain/errors.ts";
 import { WorkerPool } from "../workers/pool.ts";

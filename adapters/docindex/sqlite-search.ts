@@ -213,9 +213,13 @@ function legsDb(db: Database, req: CompiledSearch, ann: AnnLookup | undefined, p
   const { seqs, dense } = part;
   const scope = scopeOf(req);
   const acl = admitted(db, scope); // the one ACL pass both legs share
-  const t0 = performance.now();
-  const keyword = req.mode !== "dense" ? keywordPart(db, scope, req.query, acl, seqs) : null;
-  const keywordMs = req.mode !== "dense" ? performance.now() - t0 : 0;
+  let keyword: KeywordPart | null = null;
+  let keywordMs = 0;
+  if (req.mode !== "dense") {
+    const t0 = performance.now();
+    keyword = keywordPart(db, scope, req.query, acl, seqs);
+    keywordMs = performance.now() - t0;
+  }
   const denseHits =
     dense && req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.(db), acl) : [];
   return { keyword, dense: denseHits, keywordMs };

@@ -60,10 +60,11 @@ function corpus(db: Database) {
   );
 }
 
-function memory(): Database {
+/** An in-memory index filled by `fill` (the 40-chunk corpus by default). */
+function memory(fill: (db: Database) => void = corpus): Database {
   const db = new Database(":memory:", { strict: true });
   sqliteVec.load(db);
-  corpus(db);
+  fill(db);
   return db;
 }
 
@@ -80,16 +81,16 @@ test("a term most chunks hold is dropped next to rarer ones, never down to nothi
 
 test("the cut sits between a fifth and two fifths of the chunks", () => {
   // 20 chunks: "revenue" in 8 (40%), "segment" in 4 (20%), "zebra" in 1.
-  const db = new Database(":memory:", { strict: true });
-  sqliteVec.load(db);
-  db.exec(schemaSql(DIM));
-  put(
-    db,
-    "r",
-    Array.from({ length: 20 }, (_, i) =>
-      [i < 8 ? "revenue" : "", i % 5 === 1 ? "segment" : "", i === 9 ? "zebra" : "", `filler ${i}`].join(" "),
-    ),
-  );
+  const db = memory((d) => {
+    d.exec(schemaSql(DIM));
+    put(
+      d,
+      "r",
+      Array.from({ length: 20 }, (_, i) =>
+        [i < 8 ? "revenue" : "", i % 5 === 1 ? "segment" : "", i === 9 ? "zebra" : "", `filler ${i}`].join(" "),
+      ),
+    );
+  });
   expect(MAX_DF_FRACTION).toBeGreaterThan(0.2);
   expect(MAX_DF_FRACTION).toBeLessThan(0.4);
   expect(pruneCommonTerms(db, ["revenue", "segment", "zebra"], 20)).toEqual(["segment", "zebra"]);
