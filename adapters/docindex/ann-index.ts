@@ -337,14 +337,16 @@ const TRIM_AT = 4096;
 /**
  * Trims `ann_log` below what a saved index covers (service thread, after a write). Without a
  * saved index and below `minChunks` no holder needs the log (a build starts from the table).
+ * `keepAbove`: the saved keyword index's watermark (keyword-index.ts reads the log too), if any.
  */
-export function trimAnnLog(db: Database, file: string, dim: number, minChunks: number): void {
+export function trimAnnLog(db: Database, file: string, dim: number, minChunks: number, keepAbove?: number): void {
   const bounds = db
     .query<{ lo: number | null; hi: number | null }, []>("SELECT min(id) AS lo, max(id) AS hi FROM ann_log")
     .get();
   if (!bounds || bounds.lo === null || bounds.hi === null || bounds.hi - bounds.lo < TRIM_AT) return;
   const side = readSidecar(db, file, dim);
-  const upTo = side ? side.watermark : chunkCount(db) < minChunks ? bounds.hi : 0;
+  const annUpTo = side ? side.watermark : chunkCount(db) < minChunks ? bounds.hi : 0;
+  const upTo = keepAbove === undefined ? annUpTo : Math.min(annUpTo, keepAbove);
   if (upTo < bounds.lo) return;
   db.transaction(() => {
     db.query("DELETE FROM ann_log WHERE id <= ?").run(upTo);

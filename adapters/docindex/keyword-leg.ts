@@ -27,6 +27,7 @@
 import type { Database } from "bun:sqlite";
 import type { LegHit } from "../../domain/documents/fusion.ts";
 import { matchOf, queryTerms } from "./fts-query.ts";
+import type { KeywordIndex } from "./keyword-index.ts";
 import { type Admitted, admitted, type LegScope } from "./permitted.ts";
 import { pruneCommonTerms } from "./term-df.ts";
 
@@ -80,8 +81,14 @@ export interface KeywordPart {
  * The best `scope.limit` permitted chunks for `query` by BM25 (higher is better); [] without a
  * term. `acl` is the search's ACL pass; computed here when the caller has none.
  */
-export function keywordLeg(db: Database, scope: LegScope, query: string, acl?: Admitted): LegHit[] {
-  return combineKeywordParts([keywordPart(db, scope, query, acl)], Number(scope.limit));
+export function keywordLeg(
+  db: Database,
+  scope: LegScope,
+  query: string,
+  acl?: Admitted,
+  kw?: KeywordIndex | null,
+): LegHit[] {
+  return combineKeywordParts([keywordPart(db, scope, query, acl, ALL_SEQS, kw)], Number(scope.limit));
 }
 
 /** The leg over the chunks in `seqs` (all of them by default); see `KeywordPart`. */
@@ -91,6 +98,7 @@ export function keywordPart(
   query: string,
   acl?: Admitted,
   seqs: SeqRange = ALL_SEQS,
+  kw: KeywordIndex | null = null,
 ): KeywordPart {
   const none: KeywordPart = { pruned: [], full: [], prunedIsFull: true };
   const terms = queryTerms(query);
@@ -98,17 +106,16 @@ export function keywordPart(
   const a = acl ?? admitted(db, scope);
   if (!a.everything && a.chunks === 0) return none;
   const want = Number(scope.limit);
-  const run = (match: string): LegHit[] =>
+  const run = (q: string[]): LegHit[] =>
     // FTS5's bm25() is lower-is-better; negate so every leg's score is higher-is-better.
-    (a.everything ? top(db, match, want, seqs) : permittedTop(db, match, want, a, seqs)).map((r) => ({
+    (a.everything ? top(db, kw, q, want, seqs) : permittedTop(db, kw, q, want, a, seqs)).map((r) => ({
       id: String(r.seq),
       score: -r.score,
     }));
-  const full = matchOf(terms) as string;
-  const pruned = matchOf(pruneCommonTerms(db, terms, a.total)) as string;
-  const rows = run(pruned);
-  if (pruned === full) return { pruned: rows, full: rows, prunedIsFull: true };
-  return { pruned: rows, full: rows.length < want ? run(full) : null, prunedIsFull: false };
+  const kept = pruneCommonTerms(db, terms, a.total, kw ? (t) => kw.df(db, t) : undefined);
+  const rows = run(kept);
+  if (kept.length === terms.length) return { pruned: rows, full: rows, prunedIsFull: true };
+  return { pruned: rows, full: rows.length < want ? run(terms) : null, prunedIsFull: false };
 }
 
 /**
@@ -131,15 +138,28 @@ export function combineKeywordParts(parts: KeywordPart[], want: number): LegHit[
   return best(parts.map((p) => p.full ?? []));
 }
 
-function top(db: Database, match: string, limit: number, seqs: SeqRange): Row[] {
-  return db.query<Row, Record<string, string | number>>(BM25_TOP_SQL).all({ match, limit, ...seqs });
+/** The best `limit` chunks in `seqs`: from the keyword index when it can answer, else FTS5. */
+function top(db: Database, kw: KeywordIndex | null, terms: string[], limit: number, seqs: SeqRange): Row[] {
+  return (
+    kw?.top(db, terms, limit, seqs) ??
+    db
+      .query<Row, Record<string, string | number>>(BM25_TOP_SQL)
+      .all({ match: matchOf(terms) as string, limit, ...seqs })
+  );
 }
 
-function permittedTop(db: Database, match: string, want: number, a: Admitted, seqs: SeqRange): Row[] {
+function permittedTop(
+  db: Database,
+  kw: KeywordIndex | null,
+  terms: string[],
+  want: number,
+  a: Admitted,
+  seqs: SeqRange,
+): Row[] {
   const docOf = db.query<{ seq: number; doc_id: string }, { seqs: string }>(DOC_OF_SQL);
   let k = Math.max(want, Math.ceil((OVERFETCH * want * a.total) / a.chunks));
   while (k <= MAX_KEYWORD_CANDIDATES) {
-    const found = top(db, match, k, seqs);
+    const found = top(db, kw, terms, k, seqs);
     const docs = new Map(docOf.all({ seqs: JSON.stringify(found.map((r) => r.seq)) }).map((r) => [r.seq, r.doc_id]));
     const kept = found.filter((r) => a.docs.has(docs.get(r.seq) ?? ""));
     if (found.length < k) return kept.slice(0, want); // every match was a candidate
@@ -150,5 +170,5 @@ function permittedTop(db: Database, match: string, want: number, a: Admitted, se
   }
   return db
     .query<Row, Record<string, string | number>>(BM25_CHECKED_SQL)
-    .all({ match, docs: a.docsJson, limit: want, ...seqs });
+    .all({ match: matchOf(terms) as string, docs: a.docsJson, limit: want, ...seqs });
 }

@@ -11,9 +11,11 @@ import type { Fused } from "../../domain/documents/fusion.ts";
 import type { SearchHit } from "../../domain/documents/types.ts";
 import { type AnnOptions, AnnRegistry } from "./ann-registry.ts";
 import { HandleCache } from "./handles.ts";
+import { KeywordRegistry } from "./keyword-registry.ts";
 import type { CompiledSearch } from "./search-request.ts";
 import {
   hydrateSnapshot,
+  type IndexLookup,
   type LegsOutcome,
   type LegsPart,
   legsSnapshot,
@@ -55,6 +57,7 @@ export type FromSearchWorker =
 
 const handles = new HandleCache(32);
 const anns = new AnnRegistry();
+const keywords = new KeywordRegistry();
 
 function open(file: string): Database {
   return handles.get(file, () => {
@@ -75,10 +78,12 @@ self.onmessage = (e: MessageEvent<ToSearchWorker>) => {
   if (msg.type === "forget") {
     handles.close(msg.file);
     anns.forget(msg.file);
+    keywords.forget(msg.file);
     return;
   }
   if (msg.type === "close") {
     try {
+      keywords.close();
       anns.flush();
     } finally {
       self.postMessage({ type: "closed" } satisfies FromSearchWorker);
@@ -88,7 +93,10 @@ self.onmessage = (e: MessageEvent<ToSearchWorker>) => {
   try {
     const { file, dim, ann, task } = msg;
     const db = open(file);
-    const lookup = (snap: Database) => anns.get(snap, file, dim, ann);
+    const lookup: IndexLookup = {
+      ann: (snap) => anns.get(snap, file, dim, ann),
+      keyword: (snap) => keywords.get(snap, file, ann),
+    };
     const answer: SearchAnswer =
       task.kind === "whole"
         ? measuredSearchSnapshot(db, msg.req, lookup)

@@ -17,6 +17,7 @@ import type { DocType, DocumentMeta, IndexedChunk, SearchHit, Visibility } from 
 import { AppError } from "../../domain/errors.ts";
 import { type AnnIndex, boundLoggedVectors, logHead } from "./ann-index.ts";
 import { denseLeg } from "./dense-leg.ts";
+import type { KeywordIndex } from "./keyword-index.ts";
 import { ALL_SEQS, combineKeywordParts, type KeywordPart, keywordPart, type SeqRange } from "./keyword-leg.ts";
 import { type Admitted, admitted, type LegScope } from "./permitted.ts";
 import { type CompiledSearch, checkChunks } from "./search-request.ts";
@@ -153,10 +154,14 @@ export function readDocument(db: Database, docId: string): (DocumentMeta & { chu
 }
 
 /**
- * The tenant's HNSW index current as of the caller's read transaction, or null for exact
- * vector search (ann-registry.ts); called only when the search has a vector leg.
+ * The tenant's side indexes usable in the caller's read transaction, each called only when the
+ * search has that leg: its HNSW index, or null for exact vector search (ann-registry.ts); its
+ * keyword index, or null for FTS5 (keyword-registry.ts).
  */
-export type AnnLookup = (db: Database) => AnnIndex | null;
+export interface IndexLookup {
+  ann?: (db: Database) => AnnIndex | null;
+  keyword?: (db: Database) => KeywordIndex | null;
+}
 
 /** A search's answer and what the search threads learn from it (search-pool.ts). */
 export interface SearchOutcome {
@@ -209,7 +214,7 @@ export interface LegsPart {
 }
 
 /** The legs of `req` a part asks for. */
-function legsDb(db: Database, req: CompiledSearch, ann: AnnLookup | undefined, part: LegsPart): Legs {
+function legsDb(db: Database, req: CompiledSearch, ann: IndexLookup | undefined, part: LegsPart): Legs {
   const { seqs, dense } = part;
   const scope = scopeOf(req);
   const acl = admitted(db, scope); // the one ACL pass both legs share
@@ -217,11 +222,11 @@ function legsDb(db: Database, req: CompiledSearch, ann: AnnLookup | undefined, p
   let keywordMs = 0;
   if (req.mode !== "dense") {
     const t0 = performance.now();
-    keyword = keywordPart(db, scope, req.query, acl, seqs);
+    keyword = keywordPart(db, scope, req.query, acl, seqs, ann?.keyword?.(db) ?? null);
     keywordMs = performance.now() - t0;
   }
   const denseHits =
-    dense && req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.(db), acl) : [];
+    dense && req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.ann?.(db), acl) : [];
   return { keyword, dense: denseHits, keywordMs };
 }
 
@@ -271,23 +276,23 @@ export function hydrateSnapshot(db: Database, req: CompiledSearch, ranked: Fused
 }
 
 /** The top `k` permitted chunks; see the module comment for how the ACL is applied. */
-export function searchDb(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchHit[] {
+export function searchDb(db: Database, req: CompiledSearch, ann?: IndexLookup): SearchHit[] {
   return wholeDb(db, req, ann).hits;
 }
 
-function wholeDb(db: Database, req: CompiledSearch, ann?: AnnLookup): { hits: SearchHit[]; keywordMs: number } {
+function wholeDb(db: Database, req: CompiledSearch, ann?: IndexLookup): { hits: SearchHit[]; keywordMs: number } {
   const legs = legsDb(db, req, ann, { seqs: ALL_SEQS, dense: true });
   const bm25 = legs.keyword ? combineKeywordParts([legs.keyword], candidatesPerLeg(req.k)) : [];
   return { hits: hydrateDb(db, rankLegs(req, bm25, legs.dense)), keywordMs: legs.keywordMs };
 }
 
 /** Runs `searchDb` in one read transaction, so both legs and the hydration see one snapshot. */
-export function searchSnapshot(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchHit[] {
+export function searchSnapshot(db: Database, req: CompiledSearch, ann?: IndexLookup): SearchHit[] {
   return db.transaction(() => searchDb(db, req, ann)).deferred();
 }
 
 /** `searchSnapshot` with what the search threads learn from it (keyword time, rowid bounds). */
-export function measuredSearchSnapshot(db: Database, req: CompiledSearch, ann?: AnnLookup): SearchOutcome {
+export function measuredSearchSnapshot(db: Database, req: CompiledSearch, ann?: IndexLookup): SearchOutcome {
   return db.transaction(() => ({ ...wholeDb(db, req, ann), seqs: seqBounds(db, req) })).deferred();
 }
 
@@ -295,7 +300,7 @@ export function measuredSearchSnapshot(db: Database, req: CompiledSearch, ann?: 
 export function legsSnapshot(
   db: Database,
   req: CompiledSearch,
-  ann: AnnLookup | undefined,
+  ann: IndexLookup | undefined,
   part: LegsPart,
 ): LegsOutcome {
   return db.transaction(() => ({ ...legsDb(db, req, ann, part), seqs: seqBounds(db, req) })).deferred();

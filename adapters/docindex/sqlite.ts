@@ -25,6 +25,8 @@ import { documentIndexName, type NamespacePort, type TenantRef } from "../../dom
 import { removeAnnFiles, trimAnnLog } from "./ann-index.ts";
 import { type AnnOptions, AnnRegistry, DEFAULT_ANN } from "./ann-registry.ts";
 import { HandleCache } from "./handles.ts";
+import { readKeywordSidecar, removeKeywordFiles } from "./keyword-index.ts";
+import { KeywordRegistry } from "./keyword-registry.ts";
 import { REQUIRED_TABLES, SCHEMA_VERSION, schemaSql, upgradeSql } from "./schema.ts";
 import { SearchPool, type SearchPoolStats } from "./search-pool.ts";
 import { type CompiledSearch, compileSearch } from "./search-request.ts";
@@ -62,6 +64,8 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
   private readonly ann: AnnOptions;
   /** The HNSW indexes of inline searches (`searchThreads: 0`); threads hold their own. */
   private readonly anns = new AnnRegistry();
+  /** The keyword indexes of inline searches, likewise. */
+  private readonly keywords = new KeywordRegistry();
   private closed = false;
 
   constructor(opts: SqliteDocumentIndexOptions) {
@@ -135,8 +139,10 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
     const file = this.fileOf(name);
     this.pool?.forget(file);
     this.anns.forget(file);
+    this.keywords.forget(file);
     for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) rmSync(f, { force: true });
     removeAnnFiles(file);
+    removeKeywordFiles(file);
   }
 
   async smokeTest(t: TenantRef): Promise<void> {
@@ -222,6 +228,7 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
     this.closed = true;
     await this.pool?.close();
     this.anns.flush();
+    this.keywords.close();
     this.handles.closeAll();
   }
 
@@ -234,14 +241,19 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
   async putDocument(t: TenantRef, doc: DocumentMeta, chunks: IndexedChunk[]): Promise<void> {
     const db = this.usable(t);
     writeDocument(db, doc, chunks, this.embeddingDim);
-    trimAnnLog(db, this.pathOf(t), this.embeddingDim, this.ann.minChunks);
+    this.trimLog(db, this.pathOf(t));
   }
 
   async deleteDocument(t: TenantRef, docId: string): Promise<boolean> {
     const db = this.usable(t);
     const removed = removeDocument(db, docId);
-    trimAnnLog(db, this.pathOf(t), this.embeddingDim, this.ann.minChunks);
+    this.trimLog(db, this.pathOf(t));
     return removed;
+  }
+
+  /** Trims the change log below what both saved side indexes have (ann-index.ts `trimAnnLog`). */
+  private trimLog(db: Database, file: string): void {
+    trimAnnLog(db, file, this.embeddingDim, this.ann.minChunks, readKeywordSidecar(db, file)?.watermark);
   }
 
   async getDocument(t: TenantRef, docId: string): Promise<(DocumentMeta & { chunks: number }) | null> {
@@ -253,7 +265,10 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
     const db = this.usable(t);
     const file = this.pathOf(t);
     if (!this.pool)
-      return searchSnapshot(db, compiled, (snap) => this.anns.get(snap, file, this.embeddingDim, this.ann));
+      return searchSnapshot(db, compiled, {
+        ann: (snap) => this.anns.get(snap, file, this.embeddingDim, this.ann),
+        keyword: (snap) => this.keywords.get(snap, file, this.ann),
+      });
     return this.pool.search(file, compiled);
   }
 

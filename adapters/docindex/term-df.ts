@@ -54,17 +54,26 @@ const caches = new WeakMap<Database, Cache>();
 /** Per handle: its commit watcher, or null where it has none (then VERSION_SQL keys the cache). */
 const watchers = new WeakMap<Database, ChangeWatcher | null>();
 
-/** `terms` less those held by more than MAX_DF_FRACTION of `total` chunks, unless none is left. */
-export function pruneCommonTerms(db: Database, terms: string[], total: number): string[] {
+/**
+ * `terms` less those held by more than MAX_DF_FRACTION of `total` chunks, unless none is left.
+ * `exact` gives a term's frequency when the caller has it at hand (the keyword index), in place
+ * of counting it here; null from it means "count it".
+ */
+export function pruneCommonTerms(
+  db: Database,
+  terms: string[],
+  total: number,
+  exact?: (term: string) => number | null,
+): string[] {
   if (terms.length < 2 || MAX_DF_FRACTION >= 1) return terms;
   const cap = Math.floor(MAX_DF_FRACTION * total) + 1;
-  const known = dfCache(db);
+  const known = exact ? null : dfCache(db);
   const count = db.query<{ n: number }, { term: string; cap: number }>(DF_SQL);
   const rare = terms.filter((t) => {
-    let df = known.get(t);
+    let df = exact?.(t) ?? known?.get(t);
     if (df === undefined) {
       df = count.get({ term: `"${t}"`, cap })?.n ?? 0;
-      known.set(t, df);
+      known?.set(t, df);
     }
     return df > 0 && df < cap; // a term no chunk holds is no rarer term to search by
   });

@@ -1,0 +1,100 @@
+/**
+ * The keyword indexes one search thread holds (one per tenant file, bounded LRU) and whether a
+ * search's keyword leg uses one (keyword-index.ts):
+ *
+ * - below the ANN's `minChunks` FTS5 answers (it is fast there, and the HNSW threshold is the
+ *   one "large tenant" setting);
+ * - a held index answers while it is usable for the snapshot; past `rebuildAt` logged changes a
+ *   new one is built beside it, and the next search after the build loads that;
+ * - an index not held is mapped from its saved file, or built: inline for a small tenant
+ *   (`syncBuildMax`), else on a builder thread while FTS5 answers.
+ *
+ * The file is mapped, not read: threads and processes share one copy through the page cache.
+ */
+import type { Database } from "bun:sqlite";
+import { chunkCount } from "./ann-index.ts";
+import type { AnnOptions } from "./ann-registry.ts";
+import type { FromKeywordBuild, KeywordBuildJob } from "./keyword-build-worker.ts";
+import { KeywordIndex } from "./keyword-index.ts";
+
+/** A failed background build is not retried for this long. */
+const RETRY_AFTER_MS = 60_000;
+
+/** Logged changes past which a held index is rebuilt (each costs a log read per search). */
+export function rebuildAt(rows: number): number {
+  return Math.max(4096, Math.floor(rows / 8));
+}
+
+export class KeywordRegistry {
+  private readonly held = new Map<string, KeywordIndex>();
+  private readonly building = new Map<string, Worker>();
+  private readonly failedAt = new Map<string, number>();
+
+  constructor(private readonly capacity = 8) {}
+
+  /** The tenant's keyword index usable in the caller's read transaction, or null: FTS5 answers. */
+  get(db: Database, file: string, opts: AnnOptions): KeywordIndex | null {
+    const count = chunkCount(db);
+    if (count < opts.minChunks) return null;
+    // Not mapped again while a build runs: the saved file is then the stale or unusable one.
+    let kw = this.held.get(file) ?? (this.building.has(file) ? null : KeywordIndex.load(db, file));
+    this.held.delete(file);
+    if (kw && !kw.usable(db)) kw = null;
+    if (kw && kw.pendingOf(db) > rebuildAt(kw.rows)) this.startBuild(file);
+    if (!kw && !this.building.has(file)) {
+      if (count > opts.syncBuildMax) this.startBuild(file);
+      else {
+        kw = KeywordIndex.build(db, file);
+        if (kw && !kw.usable(db)) kw = null;
+      }
+    }
+    if (!kw) return null;
+    this.held.set(file, kw);
+    while (this.held.size > this.capacity) {
+      const oldest = this.held.keys().next().value;
+      if (oldest === undefined) break;
+      this.held.delete(oldest);
+    }
+    return kw;
+  }
+
+  /** Drops what this thread holds of `file` and stops its build. */
+  forget(file: string): void {
+    this.held.delete(file);
+    this.building.get(file)?.terminate();
+    this.building.delete(file);
+    this.failedAt.delete(file);
+  }
+
+  /** Stops every build and drops every index (the thread is closing). */
+  close(): void {
+    for (const w of this.building.values()) w.terminate();
+    this.building.clear();
+    this.held.clear();
+  }
+
+  /** True while a background build of `file` runs (tests and benches wait on it). */
+  isBuilding(file: string): boolean {
+    return this.building.has(file);
+  }
+
+  private startBuild(file: string): void {
+    if (this.building.has(file)) return;
+    const failed = this.failedAt.get(file);
+    if (failed !== undefined && Date.now() - failed < RETRY_AFTER_MS) return;
+    const w = new Worker(new URL("./keyword-build-worker.ts", import.meta.url));
+    this.building.set(file, w);
+    const done = (ok: boolean) => {
+      if (this.building.get(file) !== w) return; // forgotten meanwhile
+      this.building.delete(file);
+      if (ok) {
+        this.failedAt.delete(file);
+        this.held.delete(file); // the next search maps the new generation
+      } else this.failedAt.set(file, Date.now());
+      w.terminate();
+    };
+    w.onmessage = (e: MessageEvent<FromKeywordBuild>) => done(e.data.ok);
+    w.onerror = () => done(false);
+    w.postMessage({ file } satisfies KeywordBuildJob);
+  }
+}
