@@ -19,10 +19,13 @@
  * search threads halve a large index's keyword time at low load (search-pool.ts);
  * `combineKeywordParts` merges them into exactly what one pass returns.
  *
- * What remains is FTS5 itself: bm25() for every chunk holding any query term (no top-k
- * pruning in FTS5); fts-query.ts drops stop-words and term-df.ts terms most chunks hold for
- * that reason. Measured in
- * docs/search.md ("Keyword leg").
+ * Who scores: on a large tenant the keyword index (keyword-index.ts, `kw`) — FTS5's postings in
+ * flat arrays, giving FTS5's own bm25() scores without FTS5's per-row bm25() call — and FTS5
+ * itself otherwise (small tenants, while the index builds, a term FTS5 reads as a phrase, a
+ * selective filter past the candidate cap). FTS5 computes bm25() for every chunk holding any
+ * query term (no top-k pruning); fts-query.ts drops stop-words and term-df.ts terms most chunks
+ * hold for that reason, on both paths alike. Measured in docs/search.md ("Keyword leg",
+ * "Keyword index").
  */
 import type { Database } from "bun:sqlite";
 import type { LegHit } from "../../domain/documents/fusion.ts";
