@@ -90,6 +90,8 @@ const SCOPES: LegScope[] = [
   scope({ identity: "u1", roles: '["analyst"]', barriers: '["b1"]' }),
   scope({ identity: "u1", roles: '["analyst"]', barriers: '["b1"]', doc_type: "other", limit: 7 }),
   scope({ identity: "u1", entity_id: "e1", limit: 3 }),
+  scope({ identity: "u1", roles: '["analyst"]', barriers: '["b1"]', doc_id: "d7" }), // past the candidate cap
+  scope({ doc_id: "d4" }), // a document the caller may not see: nothing
 ];
 
 function queries(seed: number): string[] {
@@ -168,6 +170,11 @@ describe("keyword index", () => {
       expect(hitsOf(k, ONLY_A)).toEqual([]);
       expect(hitsOf(k, `${ONLY_A} cash`)?.filter((h) => seqsOfA.has(h.id))).toEqual([]);
       expect(hitsOf(k, ONLY_C)?.length).toBe(7);
+      // A filter on a document written after the build: FTS5 scores its chunks, alone.
+      const inC = scope({ doc_id: "d102" });
+      const got = within(db, () => (k.usable(db) ? keywordLeg(db, inC, `${ONLY_C} cash`, undefined, k) : null));
+      expect(got).toEqual(within(db, () => keywordLeg(db, inC, `${ONLY_C} cash`)));
+      expect(got?.length).toBeGreaterThanOrEqual(7);
       expect(sameAsFts5(db, k, queries(6))).toBeGreaterThan(2000);
     }
     db.close();

@@ -181,6 +181,7 @@ export class KeywordIndex {
   private acc: Float64Array | null = null;
   private touched: Int32Array | null = null;
   private deadMark: Uint8Array | null = null;
+  private onlyMark: Uint8Array | null = null;
   private drift: Drift;
 
   private constructor(
@@ -372,11 +373,29 @@ export class KeywordIndex {
   /**
    * The best `limit` chunks with rowids in `range` for the OR of `terms` (query terms, in query
    * order), as FTS5's bm25() rows sorted best first; null when FTS5 must answer (a term is not
-   * one token). After `usable` in the same snapshot.
+   * one token). `only`: the rowids of the chunks that may be returned (a selective filter),
+   * scored alone. After `usable` in the same snapshot.
    */
-  top(db: Database, terms: string[], limit: number, range: RowidRange): Bm25Row[] | null {
+  top(db: Database, terms: string[], limit: number, range: RowidRange, only?: number[]): Bm25Row[] | null {
     const toks = tokens.of(terms);
     if (!toks) return null;
+    const allowed = only ? this.mask(only) : null;
+    try {
+      return this.scored(db, terms, toks, limit, range, allowed, only);
+    } finally {
+      if (allowed) for (const o of allowed.ords) allowed.mark[o] = 0;
+    }
+  }
+
+  private scored(
+    db: Database,
+    terms: string[],
+    toks: string[],
+    limit: number,
+    range: RowidRange,
+    allowed: { mark: Uint8Array; ords: number[] } | null,
+    only: number[] | undefined,
+  ): Bm25Row[] {
     const avg = averages(db);
     const avgdl = avg.tokens / avg.rows;
     const acc = this.accumulator();
@@ -398,6 +417,7 @@ export class KeywordIndex {
         const o = this.ords[p] as number;
         if (o >= oHi) break;
         if (mark !== null && mark[o] === 1) continue;
+        if (allowed !== null && allowed.mark[o] === 0) continue;
         const f = this.tfs[p] as number;
         const D = this.lengths[o] as number;
         // The expression of fts5Bm25Function, operation for operation.
@@ -410,7 +430,15 @@ export class KeywordIndex {
     for (let i = 0; i < n; i++) acc[touched[i] as number] = 0;
     if (!this.drift.fresh || range.hi <= this.maxSeq) return best;
     // Chunks added since the build: FTS5 over their rowids (its IDF counts the whole index too).
-    const added = ftsTop(db, terms, limit, { lo: Math.max(range.lo, this.maxSeq + 1), hi: range.hi });
+    const fresh = { lo: Math.max(range.lo, this.maxSeq + 1), hi: range.hi };
+    const added = only
+      ? ftsAmong(
+          db,
+          terms,
+          limit,
+          only.filter((seq) => seq >= fresh.lo && seq <= fresh.hi),
+        )
+      : ftsTop(db, terms, limit, fresh);
     return [...best, ...added].sort((x, y) => x.score - y.score || x.seq - y.seq).slice(0, limit);
   }
 
@@ -435,6 +463,19 @@ export class KeywordIndex {
           .get({ m: `"${term}"`, lo: this.maxSeq + 1 })?.n ?? 0;
     }
     return n;
+  }
+
+  /** The ordinals of `seqs` marked in a per-index array (cleared by the caller). */
+  private mask(seqs: number[]): { mark: Uint8Array; ords: number[] } {
+    this.onlyMark ??= new Uint8Array(this.rows);
+    const ords: number[] = [];
+    for (const seq of seqs) {
+      const o = this.ordOf(seq);
+      if (o < 0) continue;
+      this.onlyMark[o] = 1;
+      ords.push(o);
+    }
+    return { mark: this.onlyMark, ords };
   }
 
   private ordOf(seq: number): number {
@@ -478,6 +519,19 @@ function ordinals(seqs: Int32Array, maxSeq: number): (seq: number) => number {
     table[seq] = i;
   });
   return (seq) => table[seq] as number;
+}
+
+const FTS_AMONG_SQL = `
+  SELECT rowid AS seq, bm25(chunks_fts) AS score FROM chunks_fts
+   WHERE chunks_fts MATCH :match AND rowid IN (SELECT value FROM json_each(:seqs))
+   ORDER BY score LIMIT :limit`;
+
+function ftsAmong(db: Database, terms: string[], limit: number, seqs: number[]): Bm25Row[] {
+  if (seqs.length === 0) return [];
+  const match = terms.map((t) => `"${t}"`).join(" OR ");
+  return db
+    .query<Bm25Row, Record<string, string | number>>(FTS_AMONG_SQL)
+    .all({ match, limit, seqs: JSON.stringify(seqs) });
 }
 
 /** The `limit` best touched rows (highest accumulated score; the lower rowid on a tie). */

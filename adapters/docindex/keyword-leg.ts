@@ -10,8 +10,8 @@
  *   out, as the dense leg does for the ANN. k' starts from the permitted fraction, so most
  *   searches take one round. Joining every match to `chunks` to check its document (the form
  *   before) cost one B-tree lookup per *match* — tens of thousands a query — where this costs
- *   one per candidate. Past the candidate cap (a selective filter) the leg checks each match
- *   instead, which is then the cheaper form.
+ *   one per candidate. Past the candidate cap (a selective filter) the leg scores the
+ *   permitted chunks alone: the keyword index given their rowids, or FTS5 checking each match.
  *
  * A leg can run over part of the index: `seqs` bounds the chunk rowids it reads (FTS5 seeks its
  * doclists to the bounds and computes bm25() only inside them, while its IDF still counts the
@@ -53,6 +53,9 @@ const BM25_CHECKED_SQL = `
    WHERE chunks_fts MATCH :match AND f.rowid BETWEEN :lo AND :hi
      AND c.doc_id IN (SELECT value FROM json_each(:docs))
    ORDER BY score LIMIT :limit`;
+
+// The selective case with the keyword index: the permitted chunks, through chunks_doc.
+const PERMITTED_SEQS_SQL = "SELECT seq FROM chunks WHERE doc_id IN (SELECT value FROM json_each(:docs))";
 
 /** Candidates per wanted hit before the permitted fraction is applied (ties at the cut). */
 const OVERFETCH = 2;
@@ -170,6 +173,14 @@ function permittedTop(
     // than the last of them (bm25 is lower-is-better): no permitted chunk tied with it was cut.
     if (kept.length >= want && kept[want - 1]!.score < found[k - 1]!.score) return kept.slice(0, want);
     k *= 4;
+  }
+  if (kw) {
+    const only = db
+      .query<{ seq: number }, { docs: string }>(PERMITTED_SEQS_SQL)
+      .all({ docs: a.docsJson })
+      .map((r) => r.seq);
+    const rows = kw.top(db, terms, want, seqs, only);
+    if (rows) return rows;
   }
   return db
     .query<Row, Record<string, string | number>>(BM25_CHECKED_SQL)
