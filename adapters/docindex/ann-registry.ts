@@ -44,8 +44,7 @@ export class AnnRegistry {
    * The tenant's ANN, current as of the caller's read transaction, or null: search exactly.
    * Call inside the search's read transaction, so the index and the checks see one snapshot.
    */
-  get(db: Database, file: string, dim: number, opts: AnnOptions): AnnIndex | null {
-    const count = chunkCount(db);
+  get(db: Database, file: string, dim: number, opts: AnnOptions, count = chunkCount(db)): AnnIndex | null {
     if (count < opts.minChunks) return null;
     let ann = this.held.get(file);
     if (ann) {

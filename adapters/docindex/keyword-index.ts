@@ -264,6 +264,8 @@ export class KeywordIndex {
           lastDoc = -1;
         }
         if (doc !== lastDoc) {
+          // The scoring loop seeks ordinals by binary search: a term's chunks must ascend.
+          if (doc < lastDoc) throw new Error(`keyword index: FTS5 listed "${t}" out of rowid order`);
           p++;
           v.ords[p] = ordOf(doc);
           v.tfs[p] = 0;

@@ -33,8 +33,7 @@ export class KeywordRegistry {
   constructor(private readonly capacity = 8) {}
 
   /** The tenant's keyword index usable in the caller's read transaction, or null: FTS5 answers. */
-  get(db: Database, file: string, opts: AnnOptions): KeywordIndex | null {
-    const count = chunkCount(db);
+  get(db: Database, file: string, opts: AnnOptions, count = chunkCount(db)): KeywordIndex | null {
     if (count < opts.minChunks) return null;
     // Not mapped again while a build runs: the saved file is then the stale or unusable one.
     let kw = this.held.get(file) ?? (this.building.has(file) ? null : KeywordIndex.load(db, file));

@@ -94,8 +94,8 @@ self.onmessage = (e: MessageEvent<ToSearchWorker>) => {
     const { file, dim, ann, task } = msg;
     const db = open(file);
     const lookup: IndexLookup = {
-      ann: (snap) => anns.get(snap, file, dim, ann),
-      keyword: (snap) => keywords.get(snap, file, ann),
+      ann: (snap, chunks) => anns.get(snap, file, dim, ann, chunks),
+      keyword: (snap, chunks) => keywords.get(snap, file, ann, chunks),
     };
     const answer: SearchAnswer =
       task.kind === "whole"

@@ -156,11 +156,12 @@ export function readDocument(db: Database, docId: string): (DocumentMeta & { chu
 /**
  * The tenant's side indexes usable in the caller's read transaction, each called only when the
  * search has that leg: its HNSW index, or null for exact vector search (ann-registry.ts); its
- * keyword index, or null for FTS5 (keyword-registry.ts).
+ * keyword index, or null for FTS5 (keyword-registry.ts). `chunks`: the tenant's chunk count
+ * (the search's ACL pass has it).
  */
 export interface IndexLookup {
-  ann?: (db: Database) => AnnIndex | null;
-  keyword?: (db: Database) => KeywordIndex | null;
+  ann?: (db: Database, chunks: number) => AnnIndex | null;
+  keyword?: (db: Database, chunks: number) => KeywordIndex | null;
 }
 
 /** A search's answer and what the search threads learn from it (search-pool.ts). */
@@ -222,11 +223,13 @@ function legsDb(db: Database, req: CompiledSearch, ann: IndexLookup | undefined,
   let keywordMs = 0;
   if (req.mode !== "dense") {
     const t0 = performance.now();
-    keyword = keywordPart(db, scope, req.query, acl, seqs, ann?.keyword?.(db) ?? null);
+    keyword = keywordPart(db, scope, req.query, acl, seqs, ann?.keyword?.(db, acl.total) ?? null);
     keywordMs = performance.now() - t0;
   }
   const denseHits =
-    dense && req.mode !== "bm25" && req.embedding ? denseLeg(db, scope, req.embedding, ann?.ann?.(db), acl) : [];
+    dense && req.mode !== "bm25" && req.embedding
+      ? denseLeg(db, scope, req.embedding, ann?.ann?.(db, acl.total), acl)
+      : [];
   return { keyword, dense: denseHits, keywordMs };
 }
 

@@ -266,8 +266,8 @@ export class SqliteDocumentIndex implements NamespacePort, DocumentIndexPort {
     const file = this.pathOf(t);
     if (!this.pool)
       return searchSnapshot(db, compiled, {
-        ann: (snap) => this.anns.get(snap, file, this.embeddingDim, this.ann),
-        keyword: (snap) => this.keywords.get(snap, file, this.ann),
+        ann: (snap, chunks) => this.anns.get(snap, file, this.embeddingDim, this.ann, chunks),
+        keyword: (snap, chunks) => this.keywords.get(snap, file, this.ann, chunks),
       });
     return this.pool.search(file, compiled);
   }
