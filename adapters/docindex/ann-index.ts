@@ -19,20 +19,9 @@
  *   and reloads the saved file (or rebuilds).
  */
 import type { Database } from "bun:sqlite";
-import {
-  closeSync,
-  existsSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import usearch, { type Index } from "usearch";
+import { removeSideFiles, sideFiles } from "./side-builds.ts";
 
 /** Bumped when the on-disk layout or the index parameters change: older files are rebuilt. */
 export const ANN_VERSION = 1;
@@ -102,18 +91,9 @@ export const sidecarPath = (file: string): string => `${file}.ann.json`;
 const indexPath = (file: string, gen: string): string => `${file}.ann-${gen}.usearch`;
 
 /** Every ANN file of `file` (index generations, sidecar, temporaries). */
-export function annFiles(file: string): string[] {
-  const dir = dirname(file);
-  if (!existsSync(dir)) return [];
-  const prefix = `${basename(file)}.ann`;
-  return readdirSync(dir)
-    .filter((f) => f.startsWith(prefix))
-    .map((f) => join(dir, f));
-}
+export const annFiles = (file: string): string[] => sideFiles(file, "ann");
 
-export function removeAnnFiles(file: string): void {
-  for (const f of annFiles(file)) rmSync(f, { force: true });
-}
+export const removeAnnFiles = (file: string): void => removeSideFiles(file, "ann");
 
 /** The newest `ann_log` id (0 when empty). */
 export function logHead(db: Database): number {

@@ -12,8 +12,9 @@
  * chunks at 768-d i8); with the default of one thread there is one copy per process.
  */
 import type { Database } from "bun:sqlite";
-import type { AnnBuildJob, FromAnnBuild } from "./ann-build-worker.ts";
+import type { AnnBuildJob } from "./ann-build-worker.ts";
 import { AnnIndex, chunkCount, saveEvery } from "./ann-index.ts";
+import { SideBuilds } from "./side-builds.ts";
 
 export interface AnnOptions {
   /** Tenants with fewer chunks are searched exactly (CAIRN_ANN_MIN_CHUNKS). */
@@ -24,14 +25,10 @@ export interface AnnOptions {
 
 export const DEFAULT_ANN: AnnOptions = { minChunks: 20_000, syncBuildMax: 5_000 };
 
-/** A failed background build is not retried for this long (no rebuild storm on a broken file). */
-const RETRY_AFTER_MS = 60_000;
-
 export class AnnRegistry {
   // Insertion order = LRU order (re-inserted on use), as in HandleCache.
   private readonly held = new Map<string, AnnIndex>();
-  private readonly building = new Map<string, Worker>();
-  private readonly failedAt = new Map<string, number>();
+  private readonly builds = new SideBuilds<AnnBuildJob>(new URL("./ann-build-worker.ts", import.meta.url));
 
   constructor(
     private readonly capacity = 8,
@@ -52,7 +49,7 @@ export class AnnRegistry {
       if (!ann.catchUp(db)) ann = undefined; // the log was trimmed past it: reload
     }
     if (!ann) {
-      if (this.building.has(file)) return null;
+      if (this.builds.has(file)) return null;
       ann = AnnIndex.load(db, file, dim) ?? undefined;
       if (!ann) {
         if (count > opts.syncBuildMax) {
@@ -73,22 +70,19 @@ export class AnnRegistry {
   /** Drops what this thread holds of `file` (dropped or replaced) and stops its build. */
   forget(file: string): void {
     this.held.delete(file);
-    this.building.get(file)?.terminate();
-    this.building.delete(file);
-    this.failedAt.delete(file);
+    this.builds.stop(file);
   }
 
   /** Saves every held index with unsaved changes (a clean shutdown), then drops them. */
   flush(): void {
     for (const ann of this.held.values()) if (ann.pending > 0) ann.save();
     this.held.clear();
-    for (const w of this.building.values()) w.terminate();
-    this.building.clear();
+    this.builds.stopAll();
   }
 
   /** True while a background build of `file` runs (tests and benches wait on it). */
   isBuilding(file: string): boolean {
-    return this.building.has(file);
+    return this.builds.has(file);
   }
 
   private evict(): void {
@@ -101,19 +95,6 @@ export class AnnRegistry {
   }
 
   private startBuild(file: string, dim: number): void {
-    const failed = this.failedAt.get(file);
-    if (failed !== undefined && Date.now() - failed < RETRY_AFTER_MS) return;
-    const w = new Worker(new URL("./ann-build-worker.ts", import.meta.url));
-    this.building.set(file, w);
-    const done = (ok: boolean) => {
-      if (this.building.get(file) !== w) return; // forgotten meanwhile
-      this.building.delete(file);
-      if (ok) this.failedAt.delete(file);
-      else this.failedAt.set(file, Date.now());
-      w.terminate();
-    };
-    w.onmessage = (e: MessageEvent<FromAnnBuild>) => done(e.data.ok);
-    w.onerror = () => done(false);
-    w.postMessage({ file, dim, threads: this.buildThreads } satisfies AnnBuildJob);
+    this.builds.start(file, { file, dim, threads: this.buildThreads });
   }
 }

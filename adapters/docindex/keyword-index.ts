@@ -24,9 +24,10 @@
  *   it is rebuilt (the registry rebuilds it; FTS5 answers meanwhile).
  */
 import { Database } from "bun:sqlite";
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
 import { logHead, logTrimmed, namespaceId } from "./ann-index.ts";
+import { removeSideFiles, sideFiles } from "./side-builds.ts";
 
 /** Bumped when the file layout changes: older files are rebuilt. */
 export const KW_VERSION = 1;
@@ -63,18 +64,9 @@ export const keywordSidecarPath = (file: string): string => `${file}.kw.json`;
 const binPath = (file: string, gen: string): string => `${file}.kw-${gen}.bin`;
 
 /** Every keyword-index file of `file` (generations, sidecar, temporaries). */
-export function keywordFiles(file: string): string[] {
-  const dir = dirname(file);
-  if (!existsSync(dir)) return [];
-  const prefix = `${basename(file)}.kw`;
-  return readdirSync(dir)
-    .filter((f) => f.startsWith(prefix))
-    .map((f) => join(dir, f));
-}
+export const keywordFiles = (file: string): string[] => sideFiles(file, "kw");
 
-export function removeKeywordFiles(file: string): void {
-  for (const f of keywordFiles(file)) rmSync(f, { force: true });
-}
+export const removeKeywordFiles = (file: string): void => removeSideFiles(file, "kw");
 
 /** The saved sidecar when it belongs to this file and version; else null. */
 export function readKeywordSidecar(db: Database, file: string): KwSidecar | null {

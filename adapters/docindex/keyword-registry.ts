@@ -14,11 +14,9 @@
 import type { Database } from "bun:sqlite";
 import { chunkCount } from "./ann-index.ts";
 import type { AnnOptions } from "./ann-registry.ts";
-import type { FromKeywordBuild, KeywordBuildJob } from "./keyword-build-worker.ts";
+import type { KeywordBuildJob } from "./keyword-build-worker.ts";
 import { KeywordIndex } from "./keyword-index.ts";
-
-/** A failed background build is not retried for this long. */
-const RETRY_AFTER_MS = 60_000;
+import { SideBuilds } from "./side-builds.ts";
 
 /** Logged changes past which a held index is rebuilt (each costs a log read per search). */
 export function rebuildAt(rows: number): number {
@@ -27,8 +25,7 @@ export function rebuildAt(rows: number): number {
 
 export class KeywordRegistry {
   private readonly held = new Map<string, KeywordIndex>();
-  private readonly building = new Map<string, Worker>();
-  private readonly failedAt = new Map<string, number>();
+  private readonly builds = new SideBuilds<KeywordBuildJob>(new URL("./keyword-build-worker.ts", import.meta.url));
 
   constructor(private readonly capacity = 8) {}
 
@@ -36,11 +33,11 @@ export class KeywordRegistry {
   get(db: Database, file: string, opts: AnnOptions, count = chunkCount(db)): KeywordIndex | null {
     if (count < opts.minChunks) return null;
     // Not mapped again while a build runs: the saved file is then the stale or unusable one.
-    let kw = this.held.get(file) ?? (this.building.has(file) ? null : KeywordIndex.load(db, file));
+    let kw = this.held.get(file) ?? (this.builds.has(file) ? null : KeywordIndex.load(db, file));
     this.held.delete(file);
     if (kw && !kw.usable(db)) kw = null;
     if (kw && kw.pendingOf(db) > rebuildAt(kw.rows)) this.startBuild(file);
-    if (!kw && !this.building.has(file)) {
+    if (!kw && !this.builds.has(file)) {
       if (count > opts.syncBuildMax) this.startBuild(file);
       else {
         kw = KeywordIndex.build(db, file);
@@ -60,40 +57,24 @@ export class KeywordRegistry {
   /** Drops what this thread holds of `file` and stops its build. */
   forget(file: string): void {
     this.held.delete(file);
-    this.building.get(file)?.terminate();
-    this.building.delete(file);
-    this.failedAt.delete(file);
+    this.builds.stop(file);
   }
 
   /** Stops every build and drops every index (the thread is closing). */
   close(): void {
-    for (const w of this.building.values()) w.terminate();
-    this.building.clear();
+    this.builds.stopAll();
     this.held.clear();
   }
 
   /** True while a background build of `file` runs (tests and benches wait on it). */
   isBuilding(file: string): boolean {
-    return this.building.has(file);
+    return this.builds.has(file);
   }
 
   private startBuild(file: string): void {
-    if (this.building.has(file)) return;
-    const failed = this.failedAt.get(file);
-    if (failed !== undefined && Date.now() - failed < RETRY_AFTER_MS) return;
-    const w = new Worker(new URL("./keyword-build-worker.ts", import.meta.url));
-    this.building.set(file, w);
-    const done = (ok: boolean) => {
-      if (this.building.get(file) !== w) return; // forgotten meanwhile
-      this.building.delete(file);
-      if (ok) {
-        this.failedAt.delete(file);
-        this.held.delete(file); // the next search maps the new generation
-      } else this.failedAt.set(file, Date.now());
-      w.terminate();
-    };
-    w.onmessage = (e: MessageEvent<FromKeywordBuild>) => done(e.data.ok);
-    w.onerror = () => done(false);
-    w.postMessage({ file } satisfies KeywordBuildJob);
+    // Once built, the next search maps the new generation.
+    this.builds.start(file, { file }, (ok) => {
+      if (ok) this.held.delete(file);
+    });
   }
 }
