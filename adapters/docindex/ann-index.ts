@@ -19,9 +19,9 @@
  *   and reloads the saved file (or rebuilds).
  */
 import type { Database } from "bun:sqlite";
-import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import usearch, { type Index } from "usearch";
-import { removeSideFiles, sideFiles } from "./side-builds.ts";
+import { commitSidecar, newGeneration, removeSideFiles, sideFiles } from "./side-builds.ts";
 
 /** Bumped when the on-disk layout or the index parameters change: older files are rebuilt. */
 export const ANN_VERSION = 1;
@@ -267,7 +267,7 @@ export class AnnIndex {
 
   /** Writes a new generation and commits it by renaming the sidecar; the old one is removed. */
   save(): void {
-    const gen = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    const gen = newGeneration();
     const path = indexPath(this.file, gen);
     this.index.save(path);
     const side: Sidecar = {
@@ -280,9 +280,7 @@ export class AnnIndex {
       bytes: statSync(path).size,
       digest: fileDigest(path),
     };
-    const tmp = `${sidecarPath(this.file)}.tmp-${gen}`;
-    writeFileSync(tmp, JSON.stringify(side));
-    renameSync(tmp, sidecarPath(this.file));
+    commitSidecar(sidecarPath(this.file), gen, side);
     if (this.gen) rmSync(indexPath(this.file, this.gen), { force: true });
     this.gen = gen;
     this.unsaved = 0;

@@ -30,17 +30,14 @@
 import type { Database } from "bun:sqlite";
 import type { LegHit } from "../../domain/documents/fusion.ts";
 import { matchOf, queryTerms } from "./fts-query.ts";
+import { type Bm25Row, ftsTop, type RowidRange } from "./fts5-reads.ts";
 import type { KeywordIndex } from "./keyword-index.ts";
 import { type Admitted, admitted, type LegScope } from "./permitted.ts";
 import { pruneCommonTerms } from "./term-df.ts";
 
-// No join at all: writeDocument writes a chunk and its document row in one transaction and
-// removeDocument deletes both, so no chunk lacks its document (and hydration joins documents
-// anyway, so one could never be returned). At 1M chunks the join alone cost ~1 s a query.
-const BM25_TOP_SQL = `
-  SELECT rowid AS seq, bm25(chunks_fts) AS score FROM chunks_fts
-   WHERE chunks_fts MATCH :match AND rowid BETWEEN :lo AND :hi
-   ORDER BY score LIMIT :limit`;
+// The top itself joins nothing (fts5-reads.ts `ftsTop`): writeDocument writes a chunk and its
+// document row in one transaction and removeDocument deletes both, so no chunk lacks its
+// document (and hydration joins documents anyway). At 1M chunks the join alone cost ~1 s a query.
 
 const DOC_OF_SQL = `SELECT seq, doc_id FROM chunks WHERE seq IN (SELECT value FROM json_each(:seqs))`;
 
@@ -62,13 +59,8 @@ const OVERFETCH = 2;
 /** Past this many candidates the filter is selective: check every match instead. */
 export const MAX_KEYWORD_CANDIDATES = 4096;
 
-type Row = { seq: number; score: number };
-
 /** Chunk rowids a leg reads, both ends included. */
-export interface SeqRange {
-  lo: number;
-  hi: number;
-}
+export type SeqRange = RowidRange;
 /** The whole index. */
 export const ALL_SEQS: SeqRange = { lo: Number.MIN_SAFE_INTEGER, hi: Number.MAX_SAFE_INTEGER };
 
@@ -145,13 +137,8 @@ export function combineKeywordParts(parts: KeywordPart[], want: number): LegHit[
 }
 
 /** The best `limit` chunks in `seqs`: from the keyword index when it can answer, else FTS5. */
-function top(db: Database, kw: KeywordIndex | null, terms: string[], limit: number, seqs: SeqRange): Row[] {
-  return (
-    kw?.top(db, terms, limit, seqs) ??
-    db
-      .query<Row, Record<string, string | number>>(BM25_TOP_SQL)
-      .all({ match: matchOf(terms) as string, limit, ...seqs })
-  );
+function top(db: Database, kw: KeywordIndex | null, terms: string[], limit: number, seqs: SeqRange): Bm25Row[] {
+  return kw?.top(db, terms, limit, seqs) ?? ftsTop(db, terms, limit, seqs);
 }
 
 function permittedTop(
@@ -161,7 +148,7 @@ function permittedTop(
   want: number,
   a: Admitted,
   seqs: SeqRange,
-): Row[] {
+): Bm25Row[] {
   const docOf = db.query<{ seq: number; doc_id: string }, { seqs: string }>(DOC_OF_SQL);
   let k = Math.max(want, Math.ceil((OVERFETCH * want * a.total) / a.chunks));
   while (k <= MAX_KEYWORD_CANDIDATES) {
@@ -183,6 +170,6 @@ function permittedTop(
     if (rows) return rows;
   }
   return db
-    .query<Row, Record<string, string | number>>(BM25_CHECKED_SQL)
+    .query<Bm25Row, Record<string, string | number>>(BM25_CHECKED_SQL)
     .all({ match: matchOf(terms) as string, docs: a.docsJson, limit: want, ...seqs });
 }

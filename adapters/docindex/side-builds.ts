@@ -1,10 +1,11 @@
 /**
- * The background builds of one search thread's side indexes (the HNSW graph, the keyword
- * index): at most one builder thread per tenant file, and a failed build is not retried for a
- * while (no rebuild storm on a broken file). The registries (ann-registry.ts,
- * keyword-registry.ts) decide when to build; this only runs the builder threads.
+ * What a tenant file's side indexes (the HNSW graph, the keyword index) share: their background
+ * builds — at most one builder thread per tenant file per search thread, and a failed build is
+ * not retried for a while (no rebuild storm on a broken file); the registries (ann-registry.ts,
+ * keyword-registry.ts) decide when — and their files beside the tenant file: generations and a
+ * sidecar committed by rename.
  */
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /** A failed background build is not retried for this long. */
@@ -68,4 +69,19 @@ export function sideFiles(file: string, tag: string): string[] {
 
 export function removeSideFiles(file: string, tag: string): void {
   for (const f of sideFiles(file, tag)) rmSync(f, { force: true });
+}
+
+/** A name for a side index's next generation file (time-ordered, unique enough per file). */
+export function newGeneration(): string {
+  return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/**
+ * Writes a side index's sidecar (`path`, JSON) by a rename: the one commit point, so a reader
+ * sees the old complete generation or the new one, never a half-written sidecar.
+ */
+export function commitSidecar(path: string, gen: string, side: object): void {
+  const tmp = `${path}.tmp-${gen}`;
+  writeFileSync(tmp, JSON.stringify(side));
+  renameSync(tmp, path);
 }

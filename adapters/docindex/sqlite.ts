@@ -25,7 +25,7 @@ import { documentIndexName, type NamespacePort, type TenantRef } from "../../dom
 import { removeAnnFiles, trimAnnLog } from "./ann-index.ts";
 import { type AnnOptions, AnnRegistry, DEFAULT_ANN } from "./ann-registry.ts";
 import { HandleCache } from "./handles.ts";
-import { readKeywordSidecar, removeKeywordFiles } from "./keyword-index.ts";
+import { readKeywordSidecar, removeKeywordFiles } from "./keyword-file.ts";
 import { KeywordRegistry } from "./keyword-registry.ts";
 import { REQUIRED_TABLES, SCHEMA_VERSION, schemaSql, upgradeSql } from "./schema.ts";
 import { SearchPool, type SearchPoolStats } from "./search-pool.ts";
