@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureUser } from "../../cli/demo-seed.ts";
@@ -16,6 +15,7 @@ import { bodyLimitFor, DEFAULT_BODY_LIMIT } from "../../http/body-limit.ts";
 import { MAX_JSON_DEPTH } from "../../http/json-depth.ts";
 import { PROBLEM_MAX_BYTES } from "../../http/problem.ts";
 import { startTestService, type TestService } from "../harness.ts";
+import { rawSocket } from "../raw-socket.ts";
 import { type Served, serve, spawnService } from "../serve.ts";
 import { nested, type OpenApiDoc, operations } from "./openapi-gen.ts";
 
@@ -66,9 +66,9 @@ interface RawResult {
 /**
  * Sends a request over a raw socket, pushing up to `total` body bytes as fast as the server
  * takes them, and stops at the first byte of the answer. `onStarted` runs once the headers
- * and the first chunk are on the wire, for a concurrent request.
+ * are on the wire, for a concurrent request.
  */
-function rawUpload(
+async function rawUpload(
   path: string,
   headers: Record<string, string>,
   total: number,
@@ -76,55 +76,31 @@ function rawUpload(
   onStarted: () => void,
 ): Promise<RawResult> {
   const started = performance.now();
-  const port = Number(new URL(served.url).port);
-  return new Promise((resolve, reject) => {
-    const sock: Socket = connect(port, "127.0.0.1");
-    let written = 0;
-    let answered = false;
-    let signalled = false;
-    let response = "";
-    const head = [
-      `POST ${path} HTTP/1.1`,
-      "Host: 127.0.0.1",
-      "Content-Type: application/json",
-      chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${total}`,
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-      "",
-      "",
-    ].join("\r\n");
-    const pump = () => {
-      while (!answered && written < total) {
-        const frame = chunked
-          ? Buffer.concat([Buffer.from(`${CHUNK.length.toString(16)}\r\n`), CHUNK, Buffer.from("\r\n")])
-          : CHUNK;
-        written += CHUNK.length;
-        const more = sock.write(frame);
-        if (!signalled) {
-          signalled = true;
-          onStarted();
-        }
-        if (!more) return void sock.once("drain", pump);
-      }
-    };
-    sock.on("connect", () => {
-      sock.write(head);
-      pump();
-    });
-    sock.on("data", (d) => {
-      answered = true;
-      response += d.toString("latin1");
-      const [headPart = "", bodyPart = ""] = response.split("\r\n\r\n");
-      const length = Number(/content-length: (\d+)/i.exec(headPart)?.[1] ?? Number.NaN);
-      if (Buffer.byteLength(bodyPart) >= length) {
-        sock.destroy();
-        const status = Number(headPart.split(" ")[1]);
-        resolve({ status, body: bodyPart, written, ms: performance.now() - started });
-      }
-    });
-    sock.on("error", (err) => {
-      if (!answered) reject(err);
-    });
-  });
+  const sock = await rawSocket(Number(new URL(served.url).port));
+  const head = [
+    `POST ${path} HTTP/1.1`,
+    "Host: 127.0.0.1",
+    "Content-Type: application/json",
+    chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${total}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    "",
+    "",
+  ].join("\r\n");
+  const frame = chunked
+    ? Buffer.concat([Buffer.from(`${CHUNK.length.toString(16)}\r\n`), CHUNK, Buffer.from("\r\n")])
+    : Buffer.from(CHUNK);
+  let written = 0;
+  await sock.write(head);
+  onStarted();
+  while (written < total) {
+    written += CHUNK.length;
+    if (!(await sock.write(frame))) break;
+  }
+  const response = await sock.answer();
+  sock.destroy();
+  const split = response.indexOf("\r\n\r\n");
+  const status = Number(response.slice(0, split).split(" ")[1]);
+  return { status, body: response.slice(split + 4), written, ms: performance.now() - started };
 }
 
 async function meAsOtherTenant(): Promise<number> {

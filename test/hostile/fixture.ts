@@ -4,11 +4,11 @@
  * while the attacker's hostile uploads are refused. Raw-socket helpers for uploads a
  * `fetch` cannot make (a trickling body, a client that hangs up).
  */
-import { connect, type Socket } from "node:net";
 import type { SqliteDocumentIndex } from "../../adapters/docindex/index.ts";
 import { ensureUser, issueApiKey } from "../../cli/demo-seed.ts";
 import type { TenantRef } from "../../domain/tenants/namespaces.ts";
 import { type Caller, type DocsFixture, startDocsFixture } from "../fixtures/documents-app.ts";
+import { type RawSocket, rawSocket } from "../raw-socket.ts";
 import type { Served } from "../serve.ts";
 
 export interface HostileFixture {
@@ -98,44 +98,14 @@ export function multipartBody(tenantId: string, who: Caller, filename: string, f
   return Buffer.concat([Buffer.from(head), Buffer.from(file), Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
 }
 
-export interface RawUpload {
-  sock: Socket;
-  /** Everything the server has sent so far (latin1). */
-  response(): string;
-  closed(): boolean;
-  write(b: Buffer | string): void;
-}
-
 /** Opens a socket and sends an upload's request head for a body of `length` bytes. */
-export async function rawUpload(served: Served, who: Caller, length: number): Promise<RawUpload> {
-  const sock = connect(Number(served.server.port), "127.0.0.1");
-  await new Promise<void>((resolve, reject) => {
-    sock.once("connect", () => resolve());
-    sock.once("error", reject);
-  });
-  let response = "";
-  let closed = false;
-  sock.on("data", (d: Buffer) => {
-    response += d.toString("latin1");
-  });
-  sock.on("error", () => {
-    closed = true;
-  });
-  sock.on("close", () => {
-    closed = true;
-  });
-  sock.write(
+export async function rawUpload(served: Served, who: Caller, length: number): Promise<RawSocket> {
+  const sock = await rawSocket(Number(served.server.port));
+  await sock.write(
     `POST /v1/documents/upload HTTP/1.1\r\nHost: cairn.test\r\nX-API-Key: ${who.key}\r\n` +
       `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${length}\r\n\r\n`,
   );
-  return {
-    sock,
-    response: () => response,
-    closed: () => closed,
-    write: (b) => {
-      if (!closed) sock.write(b);
-    },
-  };
+  return sock;
 }
 
 /** Polls `cond` every 20 ms until it holds or `ms` pass; returns whether it held. */

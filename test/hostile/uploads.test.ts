@@ -85,7 +85,7 @@ describe("hostile uploads", () => {
     let sent = 0;
     const others: { status: number; ms: number }[] = [];
     while (!up.closed() && up.response() === "" && performance.now() - t0 < 40_000) {
-      up.write(body.subarray(sent, sent + 8));
+      await up.write(body.subarray(sent, sent + 8));
       sent += 8;
       await Bun.sleep(250);
       // The neighbour keeps being served while the loris holds its connection and upload slot.
@@ -94,7 +94,7 @@ describe("hostile uploads", () => {
     }
     await until(() => up.response().includes("\r\n\r\n{") || up.closed(), 2_000);
     const elapsed = performance.now() - t0;
-    up.sock.destroy();
+    up.destroy();
     // The route's rate rule answers 408 after its 5 s grace (the server's idle timeout is 60 s),
     // long before the 64 KB body could have arrived (~35 min at this rate).
     expect(up.response()).toStartWith("HTTP/1.1 408");
@@ -115,10 +115,10 @@ describe("hostile uploads", () => {
     const body = multipartBody(h.fx.svc.tenantId, h.attacker, "half.txt", new Uint8Array(2 * MB).fill(0x61));
     await penaltyOver();
     const up = await rawUpload(h.served, h.attacker, body.length);
-    up.write(body.subarray(0, MB));
+    void up.write(body.subarray(0, MB));
     const gate = h.fx.svc.service.deps.documents.gate;
     expect(await until(() => gate.stats.running === 1, 10_000)).toBe(true);
-    up.sock.destroy();
+    up.destroy();
     const other = await h.neighbourSearch();
     expect(other.status).toBe(200);
     expect(other.ms).toBeLessThan(NEIGHBOUR_MS);
@@ -136,13 +136,13 @@ describe("hostile uploads", () => {
     const documents = h.fx.svc.service.deps.documents;
     const body = multipartBody(h.fx.svc.tenantId, h.attacker, "marks.png", new Uint8Array(png));
     const up = await rawUpload(h.served, h.attacker, body.length);
-    up.write(body);
+    void up.write(body);
     expect(await until(() => documents.extracting === 1, 20_000)).toBe(true);
     await Bun.sleep(500); // well into OCR (the worker has taken the job)
     const other = await h.neighbourSearch();
     expect(other.status).toBe(200);
     expect(other.ms).toBeLessThan(NEIGHBOUR_MS);
-    up.sock.destroy();
+    up.destroy();
     // Without cancellation the upload would wait out OCR (past the 120 s deadline) holding its
     // slot; the pool only ends a running job early by terminating its worker (pool.test.ts).
     expect(await until(() => documents.extracting === 0, 10_000)).toBe(true);

@@ -4,9 +4,9 @@
  * refused with 503 + Retry-After before their body is read.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { connect } from "node:net";
 import { MAX_UPLOAD_BYTES } from "../../../domain/documents/types.ts";
 import { type Caller, type DocsFixture, startDocsFixture } from "../../../test/fixtures/documents-app.ts";
+import { rawSocket } from "../../../test/raw-socket.ts";
 import { HOSTILE_PENALTY_MS } from "./upload-route.ts";
 
 const MB = 1024 * 1024;
@@ -53,53 +53,22 @@ describe("413 while streaming", () => {
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.txt"\r\n` +
       "Content-Type: text/plain\r\n\r\n";
     const target = 200 * MB;
-    const sock = connect(server.port as number, "127.0.0.1");
-    await new Promise<void>((resolve, reject) => {
-      sock.once("connect", () => resolve());
-      sock.once("error", reject);
-    });
-    let response = "";
-    let ended = false;
-    sock.on("data", (d) => {
-      response += d.toString("latin1");
-    });
-    sock.on("error", () => {
-      ended = true;
-    });
-    sock.on("close", () => {
-      ended = true;
-    });
-    const chunk = (data: Buffer | string) => {
+    const sock = await rawSocket(server.port as number);
+    const framed = (data: Buffer | string) => {
       const b = typeof data === "string" ? Buffer.from(data) : data;
-      return sock.write(Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from("\r\n")]));
+      return Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from("\r\n")]);
     };
-    sock.write(
+    await sock.write(
       `POST /v1/documents/upload HTTP/1.1\r\nHost: cairn.test\r\nX-API-Key: ${alice.key}\r\n` +
         `Content-Type: multipart/form-data; boundary=${boundary}\r\nTransfer-Encoding: chunked\r\n\r\n`,
     );
-    chunk(head);
-    const block = Buffer.alloc(MB, "a".charCodeAt(0));
+    await sock.write(framed(head));
+    const block = framed(Buffer.alloc(MB, "a".charCodeAt(0)));
     let sent = 0;
-    // Write only as fast as the server reads (wait for drain); stop at the answer. The loop
-    // is bounded by bytes (target), never by a clock.
-    while (sent < target && !ended && response === "") {
-      const ok = chunk(block);
-      sent += block.length;
-      if (!ok) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearInterval(poll);
-            resolve();
-          };
-          const poll = setInterval(() => {
-            if (ended || response !== "") done();
-          }, 20);
-          sock.once("drain", done);
-        });
-      }
-    }
-    // Let the response (if still in flight) arrive: until its problem body is in, or the socket closed.
-    while (!ended && !response.includes("}")) await Bun.sleep(20);
+    // Write only as fast as the server reads; stop at the answer. The loop is bounded by
+    // bytes (target), never by a clock.
+    while (sent < target && (await sock.write(block))) sent += MB;
+    const response = await sock.answer();
     sock.destroy();
     expect(response.startsWith("HTTP/1.1 413")).toBe(true);
     expect(response).toContain('{"detail":"The file exceeds the upload limit of 50 MB"}');
