@@ -14,9 +14,16 @@
  * - Persisted as `<file>.ann-<gen>.usearch` plus a sidecar `<file>.ann.json` naming the
  *   generation and its watermark. The sidecar's rename is the one commit point, so a reader
  *   sees an old complete pair or a new complete pair, never an index with another's watermark.
+ * - A search thread **views** the saved generation (`usearch` `view`: the file memory-mapped,
+ *   never copied), so every thread and process searching the tenant shares one copy in the
+ *   page cache and a thread's first search at 1M chunks costs a mapping, not a 1.7 GB read.
+ *   A view is immutable: what the log says since its watermark goes to a small in-memory
+ *   **delta** index (adds), and every seq logged since is masked in the view (its entry there
+ *   is stale or deleted). Past `compactEvery` changes the registry has a builder thread load a
+ *   mutable copy, apply the log in place and save the next generation (`AnnIndex.next`).
  * - The service thread trims `ann_log` only below a saved watermark and records how far it
  *   trimmed (`_namespace.ann_log_trimmed`); a holder whose watermark is below that has a gap
- *   and reloads the saved file (or rebuilds).
+ *   and views the newer saved file (or rebuilds).
  */
 import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
@@ -44,12 +51,14 @@ const EXPANSION_ADD = 64;
  */
 const EXPANSION_SEARCH = 1024;
 /**
- * Changes applied in memory before the holder saves again (the log replays the rest): at
- * least 4,096, and an eighth of the index, so a bulk upload into a 1M-chunk tenant does not
- * rewrite 1.5 GB every few thousand chunks.
+ * Changes a viewed index takes in its delta before a builder thread writes the next
+ * generation: at least 4,096, an eighth of the index, and at most half the log rows that keep
+ * their vectors (LOG_VECTORS_KEPT), so a restarted holder replays them from the log, never
+ * one vec0 read per chunk. At 1M chunks a compaction (load, apply, save) takes ~15 s on a
+ * builder thread; searches go on over the view and the delta meanwhile.
  */
-export function saveEvery(size: number): number {
-  return Math.max(4096, Math.floor(size / 8));
+export function compactEvery(size: number): number {
+  return Math.max(4096, Math.min(Math.floor(size / 8), LOG_VECTORS_KEPT / 2));
 }
 /** Rows read from `chunks_vec` per `add` call while building. */
 const BUILD_BATCH = 8192;
@@ -85,6 +94,24 @@ function fileDigest(path: string): string {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Generation files this thread has already checked against their sidecar's digest, by path
+ * (with size and modification time): a generation never changes once committed, so a thread
+ * that views it again (a reload after a log gap) does not read 1.7 GB to hash it again.
+ */
+const verified = new Map<string, string>();
+
+function intact(path: string, side: Sidecar): boolean {
+  const st = statSync(path);
+  if (st.size !== side.bytes) return false;
+  const stamp = `${side.digest}:${st.size}:${st.mtimeMs}`;
+  if (verified.get(path) === stamp) return true;
+  if (fileDigest(path) !== side.digest) return false;
+  if (verified.size >= 64) verified.clear();
+  verified.set(path, stamp);
+  return true;
 }
 
 export const sidecarPath = (file: string): string => `${file}.ann.json`;
@@ -143,20 +170,47 @@ function asVector(blob: Uint8Array): Float32Array {
   return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 }
 
+/** How a saved generation is opened: mapped read-only (search threads) or copied to be changed (builders). */
+export type AnnOpen = "view" | "load";
+
+type Scored = { seq: number; distance: number };
+
+/** The `k` nearest keys of `index` with their distances, less those in `masked`. */
+function nearest(index: Index, vector: Float32Array, k: number, masked: Set<number> | null, out: Scored[]): void {
+  const size = index.size();
+  if (size === 0) return;
+  const m = index.search(vector, Math.min(k, size), 1);
+  for (let i = 0; i < m.keys.length; i++) {
+    // usearch pads a short answer with "no key" entries (max u64, infinite distance).
+    const distance = m.distances[i] as number;
+    const key = m.keys[i] as bigint;
+    if (!Number.isFinite(distance) || key > BigInt(Number.MAX_SAFE_INTEGER)) continue;
+    const seq = Number(key);
+    if (!masked?.has(seq)) out.push({ seq, distance });
+  }
+}
+
 export class AnnIndex {
   private unsaved = 0;
+  /** Viewed base only: chunks added since its watermark, and every seq logged since (stale in the base). */
+  private delta: Index | null = null;
+  private readonly masked: Set<number> | null;
 
   private constructor(
     readonly file: string,
     readonly dim: number,
-    private readonly index: Index,
+    /** The built or saved graph. Changed in place only when `mutable` (a build, a builder's copy). */
+    private readonly base: Index,
+    private readonly mutable: boolean,
     private readonly namespace: string,
     private watermark: number,
     private gen: string | null,
-  ) {}
+  ) {
+    this.masked = mutable ? null : new Set();
+  }
 
   get size(): number {
-    return this.index.size();
+    return this.base.size() + (this.delta?.size() ?? 0);
   }
 
   /** Whether a saved generation holds this index (false for a fresh build). */
@@ -164,9 +218,14 @@ export class AnnIndex {
     return this.gen !== null;
   }
 
-  /** Changes applied since the last save. */
+  /** Changes taken since the base was built or saved (in place, or into the delta of a view). */
   get pending(): number {
-    return this.unsaved;
+    return this.masked ? this.masked.size : this.unsaved;
+  }
+
+  /** True when this is a mapped, read-only generation (changes go to the delta). */
+  get viewed(): boolean {
+    return !this.mutable;
   }
 
   /** Builds from every vector in `chunks_vec`; run it inside a read transaction (one snapshot). */
@@ -189,24 +248,37 @@ export class AnnIndex {
       if (n === BUILD_BATCH) flush();
     }
     flush();
-    return new AnnIndex(file, dim, index, namespaceId(db), watermark, null);
+    return new AnnIndex(file, dim, index, true, namespaceId(db), watermark, null);
   }
 
-  /** The saved index, caught up with the log; null when absent, stale, damaged or gapped. */
-  static load(db: Database, file: string, dim: number): AnnIndex | null {
+  /**
+   * The saved index, caught up with the log; null when absent, stale, damaged or gapped.
+   * `view` (search threads) maps the file; `load` (builders) copies it to change it in place.
+   */
+  static load(db: Database, file: string, dim: number, how: AnnOpen = "view"): AnnIndex | null {
     const side = readSidecar(db, file, dim);
     if (!side) return null;
     const path = indexPath(file, side.gen);
     try {
-      if (statSync(path).size !== side.bytes || fileDigest(path) !== side.digest) return null;
+      if (!intact(path, side)) return null;
       const index = newIndex(dim);
-      index.load(path);
+      if (how === "view") index.view(path);
+      else index.load(path);
       if (index.dimensions() !== dim || index.size() !== side.count) return null;
-      const ann = new AnnIndex(file, dim, index, side.namespace, side.watermark, side.gen);
+      const ann = new AnnIndex(file, dim, index, how === "load", side.namespace, side.watermark, side.gen);
       return ann.catchUp(db) ? ann : null;
     } catch {
-      return null; // truncated or corrupt: the caller rebuilds
+      return null; // truncated, corrupt or replaced meanwhile: the caller rebuilds or retries
     }
+  }
+
+  /**
+   * A builder thread's next generation: the saved one copied and caught up with the log in
+   * place, or a fresh build when there is none (or it is damaged or gapped). Run it inside a
+   * read transaction; the caller saves it.
+   */
+  static next(db: Database, file: string, dim: number, threads: number): AnnIndex {
+    return AnnIndex.load(db, file, dim, "load") ?? AnnIndex.build(db, file, dim, threads);
   }
 
   /**
@@ -224,13 +296,17 @@ export class AnnIndex {
           WHERE id IN (SELECT max(id) FROM ann_log WHERE id > ? AND id <= ? GROUP BY seq)`,
       )
       .all(this.watermark, head);
+    // The index that takes the changes: the base itself, or the view's delta.
+    if (!this.mutable) this.delta ??= newIndex(this.dim);
+    const target = this.delta ?? this.base;
     for (const r of latest) {
       const key = BigInt(r.seq);
-      if (this.index.contains(key)) this.index.remove(key);
+      this.masked?.add(r.seq);
+      if (target.contains(key)) target.remove(key);
     }
     const adds = latest.filter((r) => r.op === "add");
     const missing = adds.filter((r) => r.vec === null).map((r) => r.seq);
-    // Chunks written without a logged vector (the smoke test's probe): read from vec0.
+    // Chunks written without a logged vector (the smoke test's probe, rows past the kept window): read from vec0.
     const fromVec = missing.length
       ? db
           .query<{ seq: number; embedding: Uint8Array }, [string]>(
@@ -238,10 +314,10 @@ export class AnnIndex {
           )
           .all(JSON.stringify(missing))
       : [];
-    for (const r of adds) if (r.vec) this.index.add(BigInt(r.seq), asVector(r.vec), 1);
-    for (const r of fromVec) this.index.add(BigInt(r.seq), asVector(r.embedding), 1);
+    for (const r of adds) if (r.vec) target.add(BigInt(r.seq), asVector(r.vec), 1);
+    for (const r of fromVec) target.add(BigInt(r.seq), asVector(r.embedding), 1);
     this.watermark = head;
-    this.unsaved += latest.length;
+    if (this.mutable) this.unsaved += latest.length;
     return true;
   }
 
@@ -250,37 +326,40 @@ export class AnnIndex {
     return this.scored(vector, k).map((m) => m.seq);
   }
 
-  /** The `k` nearest keys with the index's (quantised) cosine distance. */
-  scored(vector: Float32Array, k: number): { seq: number; distance: number }[] {
-    const size = this.index.size();
-    if (size === 0) return [];
-    const m = this.index.search(vector, Math.min(k, size), 1);
-    const out: { seq: number; distance: number }[] = [];
-    for (let i = 0; i < m.keys.length; i++) {
-      // usearch pads a short answer with "no key" entries (max u64, infinite distance).
-      const distance = m.distances[i] as number;
-      const key = m.keys[i] as bigint;
-      if (Number.isFinite(distance) && key <= BigInt(Number.MAX_SAFE_INTEGER)) out.push({ seq: Number(key), distance });
+  /**
+   * The `k` nearest keys with the index's (quantised) cosine distance: the base's, less the
+   * seqs masked since it was saved, merged with the delta's. Fewer than `k` when masked ones
+   * were among the base's nearest; the dense leg asks again with a larger `k`, as for the ACL.
+   */
+  scored(vector: Float32Array, k: number): Scored[] {
+    const out: Scored[] = [];
+    nearest(this.base, vector, k, this.masked, out);
+    if (this.delta && this.delta.size() > 0) {
+      nearest(this.delta, vector, k, null, out);
+      out.sort((a, b) => a.distance - b.distance);
+      if (out.length > k) out.length = k;
     }
     return out;
   }
 
   /** Writes a new generation and commits it by renaming the sidecar; the old one is removed. */
   save(): void {
+    if (!this.mutable) throw new Error("a viewed ANN index is saved by a builder thread (AnnIndex.next)");
     const gen = newGeneration();
     const path = indexPath(this.file, gen);
-    this.index.save(path);
+    this.base.save(path);
     const side: Sidecar = {
       version: ANN_VERSION,
       dim: this.dim,
       namespace: this.namespace,
       gen,
       watermark: this.watermark,
-      count: this.index.size(),
+      count: this.base.size(),
       bytes: statSync(path).size,
       digest: fileDigest(path),
     };
     commitSidecar(sidecarPath(this.file), gen, side);
+    // Threads still viewing the old generation keep their mapping (unlinking does not unmap).
     if (this.gen) rmSync(indexPath(this.file, this.gen), { force: true });
     this.gen = gen;
     this.unsaved = 0;

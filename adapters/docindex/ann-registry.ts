@@ -3,17 +3,20 @@
  * decision per search of whether the vector leg uses one:
  *
  * - below `minChunks` the leg stays exact (sqlite-vec brute force is already fast there);
- * - a held index is caught up with the log first (read-your-writes), reloaded on a gap;
- * - an index not held is loaded from its saved file, or built: inline when the tenant is
- *   small (`syncBuildMax`), else on a builder thread (ann-build-worker.ts) while this
- *   tenant's searches answer exactly and other tenants' searches are not held up.
+ * - a held index is caught up with the log first (read-your-writes), reopened on a gap;
+ * - an index not held views its saved file (mapped, shared by every thread), or is built:
+ *   inline when the tenant is small (`syncBuildMax`), else on a builder thread
+ *   (ann-build-worker.ts) while this tenant's searches answer exactly and other tenants'
+ *   searches are not held up;
+ * - a viewed index that has taken `compactEvery` changes in its delta has a builder thread
+ *   write the next generation; once it is saved the thread views that one instead.
  *
- * Each search thread holds its own copies (memory × CAIRN_SEARCH_THREADS, ~0.8 GB per 1M
- * chunks at 768-d i8); with the default of one thread there is one copy per process.
+ * Every search thread maps the same generation file, so a 1M-chunk tenant costs one copy of
+ * its graph in the page cache (~1.5 GB at 768-d f16), not one per thread.
  */
 import type { Database } from "bun:sqlite";
 import type { AnnBuildJob } from "./ann-build-worker.ts";
-import { AnnIndex, chunkCount, saveEvery } from "./ann-index.ts";
+import { AnnIndex, chunkCount, compactEvery } from "./ann-index.ts";
 import { SideBuilds } from "./side-builds.ts";
 
 export interface AnnOptions {
@@ -21,6 +24,8 @@ export interface AnnOptions {
   minChunks: number;
   /** Tenants up to this many chunks are built inline on first search, larger ones in the background. */
   syncBuildMax: number;
+  /** Changes a viewed index takes in its delta before its next generation is written (default `compactEvery(size)`). */
+  compactAt?: number;
 }
 
 export const DEFAULT_ANN: AnnOptions = { minChunks: 20_000, syncBuildMax: 5_000 };
@@ -46,22 +51,26 @@ export class AnnRegistry {
     let ann = this.held.get(file);
     if (ann) {
       this.held.delete(file);
-      if (!ann.catchUp(db)) ann = undefined; // the log was trimmed past it: reload
+      if (!ann.catchUp(db)) ann = undefined; // the log was trimmed past it: reopen
     }
     if (!ann) {
-      if (this.builds.has(file)) return null;
       ann = AnnIndex.load(db, file, dim) ?? undefined;
       if (!ann) {
+        if (this.builds.has(file)) return null;
         if (count > opts.syncBuildMax) {
           this.startBuild(file, dim);
           return null;
         }
+        // Small enough to build here; saved at once, so later threads and processes view it.
         ann = AnnIndex.build(db, file, dim, 1);
+        ann.save();
       }
     }
-    // A fresh build is saved at once (later threads and processes load it instead of
-    // rebuilding); after that, every saveEvery(size) changes (the log replays the rest).
-    if (!ann.saved || ann.pending >= saveEvery(ann.size)) ann.save();
+    if (ann.pending >= (opts.compactAt ?? compactEvery(ann.size))) {
+      // A built copy is small (syncBuildMax): saved here. A view's delta goes to a builder.
+      if (ann.viewed) this.startBuild(file, dim);
+      else ann.save();
+    }
     this.held.set(file, ann);
     this.evict();
     return ann;
@@ -73,9 +82,9 @@ export class AnnRegistry {
     this.builds.stop(file);
   }
 
-  /** Saves every held index with unsaved changes (a clean shutdown), then drops them. */
+  /** Saves every built index with unsaved changes (a clean shutdown), then drops them; a view's delta stays in the log. */
   flush(): void {
-    for (const ann of this.held.values()) if (ann.pending > 0) ann.save();
+    for (const ann of this.held.values()) if (!ann.viewed && ann.pending > 0) ann.save();
     this.held.clear();
     this.builds.stopAll();
   }
@@ -94,7 +103,10 @@ export class AnnRegistry {
     }
   }
 
+  /** A first build or the next generation; once saved, the next search views it (the delta is dropped). */
   private startBuild(file: string, dim: number): void {
-    this.builds.start(file, { file, dim, threads: this.buildThreads });
+    this.builds.start(file, { file, dim, threads: this.buildThreads }, (ok) => {
+      if (ok) this.held.delete(file);
+    });
   }
 }

@@ -134,6 +134,62 @@ describe("HNSW vector leg", () => {
     await idx.close();
   });
 
+  test("threads view the saved generation; changes go to a delta until a builder writes the next generation", async () => {
+    const dir = join(root, "compact");
+    const r = prng(23);
+    const t = tenant();
+    const make = () =>
+      new SqliteDocumentIndex({ dataDir: dir, searchThreads: 0, ann: { minChunks: 0, compactAt: 40 } });
+    let idx = make();
+    await idx.ensureNamespace(t);
+    const file = idx.pathOf(t);
+    const vecs = Array.from({ length: 4 }, () => Array.from({ length: 30 }, () => randomUnit(r)));
+    for (const [d, vs] of vecs.entries()) await idx.putDocument(t, meta(`d${d}`), chunksOf(`d${d}`, vs));
+    await dense(idx, t, randomUnit(r), 1); // built inline and saved
+    await idx.close();
+    const gen = () => JSON.parse(readFileSync(sidecarPath(file), "utf8")).gen as string;
+    const first = gen();
+    const viewed = loadSaved(file) as AnnIndex;
+    expect(viewed.viewed).toBe(true);
+    expect(viewed.pending).toBe(0);
+
+    idx = make(); // its search thread views the saved generation
+    expect((await dense(idx, t, vecs[1]?.[4] as Float32Array, 1))[0]?.chunk_id).toBe("d1:4");
+    // 30 changes: below compactAt, they live in the delta; the generation is unchanged.
+    await idx.deleteDocument(t, "d0");
+    const e = Array.from({ length: 30 }, () => randomUnit(r));
+    await idx.putDocument(t, meta("e"), chunksOf("e", e));
+    expect((await dense(idx, t, e[7] as Float32Array, 1))[0]?.chunk_id).toBe("e:7");
+    expect((await dense(idx, t, vecs[0]?.[2] as Float32Array, 5)).some((h) => h.doc_id === "d0")).toBe(false);
+    expect(gen()).toBe(first);
+    const mid = loadSaved(file) as AnnIndex;
+    expect(mid.pending).toBe(60); // 30 deletes + 30 adds replayed into its delta
+    for (const v of vecs[0] ?? []) expect(mid.scored(v, 1)[0]?.distance).toBeGreaterThan(0.5);
+    expect(mid.scored(e[7] as Float32Array, 1)[0]?.distance).toBeLessThan(0.01);
+
+    // Past compactAt: the next search hands the delta to a builder thread, which writes the next
+    // generation; searches meanwhile answer from the view and the delta.
+    const deadline = Date.now() + 60_000;
+    while (gen() === first && Date.now() < deadline) {
+      expect((await dense(idx, t, e[7] as Float32Array, 1))[0]?.chunk_id).toBe("e:7");
+      await Bun.sleep(50);
+    }
+    expect(gen()).not.toBe(first);
+    expect(annFiles(file).filter((f) => f.endsWith(".usearch")).length).toBe(1); // the old generation removed
+    // The new generation itself holds the changes: nothing to replay, d0 gone, e in.
+    const next = loadSaved(file) as AnnIndex;
+    expect(next.pending).toBe(0);
+    expect(next.size).toBe(120);
+    for (const v of vecs[0] ?? []) expect(next.scored(v, 1)[0]?.distance).toBeGreaterThan(0.5);
+    expect(next.scored(e[7] as Float32Array, 1)[0]?.distance).toBeLessThan(0.01);
+    // The view taken before the compaction still answers (the unlinked file stays mapped).
+    expect(viewed.scored(vecs[1]?.[4] as Float32Array, 1)[0]?.distance).toBeLessThan(0.01);
+    await Bun.sleep(50); // after the builder says "done" the thread views the new generation; right either way
+    expect((await dense(idx, t, e[7] as Float32Array, 1))[0]?.chunk_id).toBe("e:7");
+    expect((await dense(idx, t, vecs[3]?.[9] as Float32Array, 1))[0]?.chunk_id).toBe("d3:9");
+    await idx.close();
+  });
+
   test("a corrupt or missing saved index is rebuilt and answers the same", async () => {
     const dir = join(root, "corrupt");
     const r = prng(11);
