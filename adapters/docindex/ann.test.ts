@@ -152,6 +152,8 @@ describe("HNSW vector leg", () => {
     const viewed = loadSaved(file) as AnnIndex;
     expect(viewed.viewed).toBe(true);
     expect(viewed.pending).toBe(0);
+    // Checked once, stamped: other threads and processes do not hash the file again.
+    expect(existsSync(`${file}.ann-${first}.usearch.ok`)).toBe(true);
 
     idx = make(); // its search thread views the saved generation
     expect((await dense(idx, t, vecs[1]?.[4] as Float32Array, 1))[0]?.chunk_id).toBe("d1:4");
@@ -175,7 +177,9 @@ describe("HNSW vector leg", () => {
       await Bun.sleep(50);
     }
     expect(gen()).not.toBe(first);
-    expect(annFiles(file).filter((f) => f.endsWith(".usearch")).length).toBe(1); // the old generation removed
+    // The old generation is removed with its digest stamp; the new one is stamped once checked.
+    expect(annFiles(file).filter((f) => f.endsWith(".usearch")).length).toBe(1);
+    expect(annFiles(file).filter((f) => f.endsWith(".usearch.ok")).length).toBeLessThanOrEqual(1);
     // The new generation itself holds the changes: nothing to replay, d0 gone, e in.
     const next = loadSaved(file) as AnnIndex;
     expect(next.pending).toBe(0);
