@@ -46,10 +46,13 @@ const EXPANSION_ADD = 64;
  * full of near-ties: the hard case), 40 real questions, unfiltered, vs exact: ef 64 → recall@10
  * 0.63, 128 → 0.81, 256 → 0.89, 512 → 0.97, at 0.4 → 1.4 ms a query. The bench's 100 ACL-scoped
  * queries (bench/documents-search.ts, same corpus, quiet machine) gave 0.94 at 512 and 0.98 at 1024,
- * dense p50 3.3 → 4.7 ms (OpenSearch's dense leg: 27 ms), so 1024. The leg asks for at least 64
- * candidates, and usearch searches with max(ef, k).
+ * dense p50 3.3 → 4.7 ms (OpenSearch's dense leg: 27 ms), so 1024. A larger graph needs a wider
+ * beam for the same recall: on the 1M corpus (one real base per 250 chunks, 100 ACL-scoped
+ * queries) 1024 → 0.947, 1536 → 0.971, 2048 → 0.979, dense p50 14.1 → 17.5 → 21.2 ms, so 1536
+ * from 250k chunks on. The leg asks for at least 64 candidates, and usearch searches with
+ * max(ef, k). Set when a graph is built or opened, from its size then.
  */
-const EXPANSION_SEARCH = 1024;
+const searchBeam = (size: number): number => (size >= 250_000 ? 1536 : 1024);
 /**
  * Changes a viewed index takes in its delta before a builder thread writes the next
  * generation: at least 4,096, an eighth of the index, and at most half the log rows that keep
@@ -173,14 +176,14 @@ export function readSidecar(db: Database, file: string, dim: number): Sidecar | 
   }
 }
 
-function newIndex(dim: number): Index {
+function newIndex(dim: number, size: number): Index {
   return new usearch.Index({
     metric: usearch.MetricKind.Cos,
     dimensions: dim,
     connectivity: CONNECTIVITY,
     quantization: usearch.ScalarKind.F16,
     expansion_add: EXPANSION_ADD,
-    expansion_search: EXPANSION_SEARCH,
+    expansion_search: searchBeam(size),
     multi: false,
   });
 }
@@ -251,7 +254,7 @@ export class AnnIndex {
   /** Builds from every vector in `chunks_vec`; run it inside a read transaction (one snapshot). */
   static build(db: Database, file: string, dim: number, threads: number): AnnIndex {
     const watermark = logHead(db);
-    const index = newIndex(dim);
+    const index = newIndex(dim, chunkCount(db));
     const keys = new BigUint64Array(BUILD_BATCH);
     const vectors = new Float32Array(BUILD_BATCH * dim);
     let n = 0;
@@ -281,7 +284,7 @@ export class AnnIndex {
     const path = indexPath(file, side.gen);
     try {
       if (!intact(path, side)) return null;
-      const index = newIndex(dim);
+      const index = newIndex(dim, side.count);
       if (how === "view") index.view(path);
       else index.load(path);
       if (index.dimensions() !== dim || index.size() !== side.count) return null;
@@ -317,7 +320,7 @@ export class AnnIndex {
       )
       .all(this.watermark, head);
     // The index that takes the changes: the base itself, or the view's delta.
-    if (!this.mutable) this.delta ??= newIndex(this.dim);
+    if (!this.mutable) this.delta ??= newIndex(this.dim, 0);
     const target = this.delta ?? this.base;
     for (const r of latest) {
       const key = BigInt(r.seq);
