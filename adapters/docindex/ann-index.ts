@@ -57,8 +57,9 @@ const searchBeam = (size: number): number => (size >= 250_000 ? 1536 : 1024);
  * Changes a viewed index takes in its delta before a builder thread writes the next
  * generation: at least 4,096, an eighth of the index, and at most half the log rows that keep
  * their vectors (LOG_VECTORS_KEPT), so a restarted holder replays them from the log, never
- * one vec0 read per chunk. At 1M chunks a compaction (load, apply, save) takes ~15 s on a
- * builder thread; searches go on over the view and the delta meanwhile.
+ * one vec0 read per chunk. At 1M chunks a compaction on a builder thread loads the generation in
+ * 2.2 s and saves the next in 1.8 s (measured with nothing to apply; the changes add their
+ * inserts); searches go on over the view and the delta meanwhile.
  */
 export function compactEvery(size: number): number {
   return Math.max(4096, Math.min(Math.floor(size / 8), LOG_VECTORS_KEPT / 2));
