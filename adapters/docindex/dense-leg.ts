@@ -17,7 +17,7 @@
 import type { Database } from "bun:sqlite";
 import type { LegHit } from "../../domain/documents/fusion.ts";
 import type { AnnIndex } from "./ann-index.ts";
-import { type Admitted, admitted, type LegScope } from "./permitted.ts";
+import { type Admitted, admitted, docsOf, type LegScope } from "./permitted.ts";
 
 // The permitted chunks are those of the admitted documents (the search's one ACL pass), found
 // through chunks_doc; vec0 applies `seq IN (...)` while scanning.
@@ -29,9 +29,6 @@ const DENSE_SQL = `
 
 const DENSE_ALL_SQL = `
   SELECT seq, distance FROM chunks_vec WHERE embedding MATCH :vector AND k = :limit ORDER BY distance`;
-
-/** The candidates' documents (a deleted seq simply vanishes). */
-const DOC_OF_SQL = `SELECT seq, doc_id FROM chunks WHERE seq IN (SELECT value FROM json_each(:seqs))`;
 
 /**
  * Past this many ANN candidates (or a tenth of the index, if more) the filter is selective and
@@ -84,11 +81,13 @@ function annLeg(db: Database, want: number, vector: Float32Array, ann: AnnIndex,
   if (permitted === 0) return [];
   const size = Math.max(ann.size, 1);
   let k = Math.max(MIN_CANDIDATES, Math.ceil((OVERFETCH * want * size) / permitted));
-  const docOf = db.query<{ seq: number; doc_id: string }, Params>(DOC_OF_SQL);
   for (;;) {
     if (k > candidateCap(size) && k < size) return null;
     const found = ann.scored(vector, k);
-    const docs = new Map(docOf.all({ seqs: JSON.stringify(found.map((f) => f.seq)) }).map((r) => [r.seq, r.doc_id]));
+    const docs = docsOf(
+      db,
+      found.map((f) => f.seq),
+    );
     // Even a caller who sees everything drops a seq whose chunk is gone (the HNSW lags deletes).
     const rows = found.filter((f) => {
       const doc = docs.get(f.seq);

@@ -14,8 +14,8 @@ export interface Bm25Row {
   score: number;
 }
 
-/** Chunk rowids, both ends included. */
-export interface RowidRange {
+/** Chunk seqs (the FTS5 rowids) a read is limited to, both ends included. */
+export interface SeqRange {
   lo: number;
   hi: number;
 }
@@ -37,7 +37,7 @@ const COUNT_FROM_SQL = "SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MA
 type Params = Record<string, string | number>;
 
 /** FTS5's best `limit` chunks in `range` for the OR of `terms` (query terms), best first. */
-export function ftsTop(db: Database, terms: string[], limit: number, range: RowidRange): Bm25Row[] {
+export function ftsTop(db: Database, terms: string[], limit: number, range: SeqRange): Bm25Row[] {
   return db.query<Bm25Row, Params>(TOP_SQL).all({ match: matchOf(terms) as string, limit, ...range });
 }
 

@@ -22,7 +22,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { logHead, logTrimmed } from "./ann-index.ts";
-import { averages, type Bm25Row, ftsAmong, ftsCountFrom, ftsTokens, ftsTop, type RowidRange } from "./fts5-reads.ts";
+import { averages, type Bm25Row, ftsAmong, ftsCountFrom, ftsTokens, ftsTop, type SeqRange } from "./fts5-reads.ts";
 import { buildKeywordFile, type KeywordFile, lowerBound, mapKeywordFile } from "./keyword-file.ts";
 
 // fts5_aux.c, fts5Bm25Function.
@@ -148,7 +148,7 @@ export class KeywordIndex {
    * one token). `only`: the rowids of the chunks that may be returned (a selective filter),
    * scored alone. After `usable` in the same snapshot.
    */
-  top(db: Database, terms: string[], limit: number, range: RowidRange, only?: number[]): Bm25Row[] | null {
+  top(db: Database, terms: string[], limit: number, range: SeqRange, only?: number[]): Bm25Row[] | null {
     const toks = ftsTokens(terms);
     if (!toks) return null;
     const allowed = only ? this.mask(only) : null;
@@ -178,7 +178,7 @@ export class KeywordIndex {
     terms: string[],
     toks: string[],
     limit: number,
-    range: RowidRange,
+    range: SeqRange,
     allowed: Uint8Array | null,
   ): Bm25Row[] {
     const avg = averages(db);

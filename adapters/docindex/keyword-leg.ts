@@ -30,16 +30,14 @@
 import type { Database } from "bun:sqlite";
 import type { LegHit } from "../../domain/documents/fusion.ts";
 import { matchOf, queryTerms } from "./fts-query.ts";
-import { type Bm25Row, ftsTop, type RowidRange } from "./fts5-reads.ts";
+import { type Bm25Row, ftsTop, type SeqRange } from "./fts5-reads.ts";
 import type { KeywordIndex } from "./keyword-index.ts";
-import { type Admitted, admitted, type LegScope } from "./permitted.ts";
+import { type Admitted, admitted, docsOf, type LegScope } from "./permitted.ts";
 import { pruneCommonTerms } from "./term-df.ts";
 
 // The top itself joins nothing (fts5-reads.ts `ftsTop`): writeDocument writes a chunk and its
 // document row in one transaction and removeDocument deletes both, so no chunk lacks its
 // document (and hydration joins documents anyway). At 1M chunks the join alone cost ~1 s a query.
-
-const DOC_OF_SQL = `SELECT seq, doc_id FROM chunks WHERE seq IN (SELECT value FROM json_each(:seqs))`;
 
 // The selective case: the planner runs the MATCH as the outer loop (a virtual table with a
 // MATCH is cheap to it), then one rowid lookup in `chunks` and one probe of the admitted set
@@ -59,8 +57,6 @@ const OVERFETCH = 2;
 /** Past this many candidates the filter is selective: check every match instead. */
 export const MAX_KEYWORD_CANDIDATES = 4096;
 
-/** Chunk rowids a leg reads, both ends included. */
-export type SeqRange = RowidRange;
 /** The whole index. */
 export const ALL_SEQS: SeqRange = { lo: Number.MIN_SAFE_INTEGER, hi: Number.MAX_SAFE_INTEGER };
 
@@ -149,11 +145,13 @@ function permittedTop(
   a: Admitted,
   seqs: SeqRange,
 ): Bm25Row[] {
-  const docOf = db.query<{ seq: number; doc_id: string }, { seqs: string }>(DOC_OF_SQL);
   let k = Math.max(want, Math.ceil((OVERFETCH * want * a.total) / a.chunks));
   while (k <= MAX_KEYWORD_CANDIDATES) {
     const found = top(db, kw, terms, k, seqs);
-    const docs = new Map(docOf.all({ seqs: JSON.stringify(found.map((r) => r.seq)) }).map((r) => [r.seq, r.doc_id]));
+    const docs = docsOf(
+      db,
+      found.map((r) => r.seq),
+    );
     const kept = found.filter((r) => a.docs.has(docs.get(r.seq) ?? ""));
     if (found.length < k) return kept.slice(0, want); // every match was a candidate
     // The top `want` kept are the permitted top when the k-th candidate scores strictly worse

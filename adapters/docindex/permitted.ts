@@ -73,3 +73,14 @@ export function admitted(db: Database, scope: LegScope): Admitted {
     everything: !filtered && docs.size === rows.length,
   };
 }
+
+// A seq whose chunk is gone (deleted since the candidate was found) simply has no row.
+const DOC_OF_SQL = "SELECT seq, doc_id FROM chunks WHERE seq IN (SELECT value FROM json_each(:seqs))";
+
+/** The documents of a leg's candidates, by seq; a deleted chunk's seq is absent. */
+export function docsOf(db: Database, seqs: readonly number[]): Map<number, string> {
+  const rows = db
+    .query<{ seq: number; doc_id: string }, { seqs: string }>(DOC_OF_SQL)
+    .all({ seqs: JSON.stringify(seqs) });
+  return new Map(rows.map((r) => [r.seq, r.doc_id]));
+}

@@ -17,8 +17,9 @@ import type { DocType, DocumentMeta, IndexedChunk, SearchHit, Visibility } from 
 import { AppError } from "../../domain/errors.ts";
 import { type AnnIndex, boundLoggedVectors, logHead } from "./ann-index.ts";
 import { denseLeg } from "./dense-leg.ts";
+import type { SeqRange } from "./fts5-reads.ts";
 import type { KeywordIndex } from "./keyword-index.ts";
-import { ALL_SEQS, combineKeywordParts, type KeywordPart, keywordPart, type SeqRange } from "./keyword-leg.ts";
+import { ALL_SEQS, combineKeywordParts, type KeywordPart, keywordPart } from "./keyword-leg.ts";
 import { type Admitted, admitted, type LegScope } from "./permitted.ts";
 import { type CompiledSearch, checkChunks } from "./search-request.ts";
 
