@@ -26,9 +26,16 @@
  *   and views the newer saved file (or rebuilds).
  */
 import type { Database } from "bun:sqlite";
-import { closeSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import usearch, { type Index } from "usearch";
-import { commitSidecar, newGeneration, removeSideFiles, sideFiles } from "./side-builds.ts";
+import {
+  commitSidecar,
+  intactGeneration,
+  newGeneration,
+  removeSideFiles,
+  sideFiles,
+  stampPath,
+} from "./side-builds.ts";
 
 /** Bumped when the on-disk layout or the index parameters change: older files are rebuilt. */
 export const ANN_VERSION = 1;
@@ -97,44 +104,6 @@ function fileDigest(path: string): string {
     return h.toString(16);
   } finally {
     closeSync(fd);
-  }
-}
-
-/**
- * Generation files already checked against their sidecar's digest. A generation never changes
- * once committed, so the check is done once: its result is kept per thread and in a stamp
- * beside the file (`<generation>.ok`: digest, size, modification time, inode), which every
- * other thread and process trusts while the file's size, time and inode still match. Without
- * it each search thread hashed 1.7 GB (~0.5 s) before its first search of a 1M-chunk tenant.
- * Any write through the file system moves the time, so a damaged or replaced file is hashed
- * (and refused) again; a stamp that cannot be written just means hashing next time.
- */
-const verified = new Map<string, string>();
-
-function intact(path: string, side: Sidecar): boolean {
-  const st = statSync(path);
-  if (st.size !== side.bytes) return false;
-  const stamp = `${side.digest}:${st.size}:${st.mtimeMs}:${st.ino}`;
-  if (verified.get(path) === stamp) return true;
-  const okFile = `${path}.ok`;
-  if (readIfPresent(okFile) !== stamp) {
-    if (fileDigest(path) !== side.digest) return false;
-    try {
-      writeFileSync(okFile, stamp);
-    } catch {
-      // read-only data dir: hash again next time
-    }
-  }
-  if (verified.size >= 64) verified.clear();
-  verified.set(path, stamp);
-  return true;
-}
-
-function readIfPresent(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return null;
   }
 }
 
@@ -284,7 +253,7 @@ export class AnnIndex {
     if (!side) return null;
     const path = indexPath(file, side.gen);
     try {
-      if (!intact(path, side)) return null;
+      if (!intactGeneration(path, side.bytes, side.digest, () => fileDigest(path))) return null;
       const index = newIndex(dim, side.count);
       if (how === "view") index.view(path);
       else index.load(path);
@@ -386,7 +355,7 @@ export class AnnIndex {
     // Threads still viewing the old generation keep their mapping (unlinking does not unmap).
     if (this.gen) {
       rmSync(indexPath(this.file, this.gen), { force: true });
-      rmSync(`${indexPath(this.file, this.gen)}.ok`, { force: true });
+      rmSync(stampPath(indexPath(this.file, this.gen)), { force: true });
     }
     this.gen = gen;
     this.unsaved = 0;

@@ -12,14 +12,15 @@
  *   (term, chunk) occurrence term by term, chunks ascending, so postings are counted in one
  *   pass; the docsize rows give each chunk's length as bm25() reads it.
  * - Mapped read-only (`Bun.mmap`) after its digest and offsets check, so every search thread
- *   shares one copy through the page cache and a damaged file is refused, not trusted.
+ *   shares one copy through the page cache and a damaged file is refused, not trusted. The
+ *   digest is computed once per generation, not per thread (side-builds.ts `intactGeneration`).
  */
 import type { Database } from "bun:sqlite";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { logHead, namespaceId } from "./ann-index.ts";
 import { varintSum } from "./fts5-reads.ts";
-import { commitSidecar, newGeneration, removeSideFiles, sideFiles } from "./side-builds.ts";
+import { commitSidecar, intactGeneration, newGeneration, removeSideFiles, sideFiles } from "./side-builds.ts";
 
 /** Bumped when the file layout changes: older files are rebuilt. */
 export const KW_VERSION = 1;
@@ -152,8 +153,10 @@ export function mapKeywordFile(db: Database, file: string): KeywordFile | null {
   const side = readKeywordSidecar(db, file);
   if (!side) return null;
   try {
-    const buf = Bun.mmap(binPath(file, side.gen), { shared: false });
-    if (buf.length !== side.bytes || Bun.hash(buf).toString(16) !== side.digest) return null;
+    const path = binPath(file, side.gen);
+    const buf = Bun.mmap(path, { shared: false });
+    if (buf.length !== side.bytes) return null;
+    if (!intactGeneration(path, side.bytes, side.digest, () => Bun.hash(buf).toString(16))) return null;
     const v = views(buf, layoutOf(side.rows, side.terms, side.postings, -1));
     // Bounds the loops trust: offsets rise within the arrays.
     const ts = v.termStart;
@@ -240,10 +243,11 @@ function save(file: string, buf: Uint8Array, s: Omit<KwSidecar, "gen" | "digest"
   writeFileSync(binPath(file, gen), buf);
   const side: KwSidecar = { ...s, gen, digest: Bun.hash(buf).toString(16) };
   commitSidecar(keywordSidecarPath(file), gen, side);
+  // Older generations go with their stamps (side-builds.ts `intactGeneration`).
   const keep = basename(binPath(file, gen));
   for (const f of keywordFiles(file)) {
     const name = basename(f);
-    if (name.endsWith(".bin") && name !== keep) rmSync(f, { force: true });
+    if ((name.endsWith(".bin") || name.endsWith(".bin.ok")) && !name.startsWith(keep)) rmSync(f, { force: true });
   }
   return side;
 }

@@ -8,7 +8,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
@@ -225,6 +225,21 @@ describe("keyword index", () => {
     const side = JSON.parse(readFileSync(keywordSidecarPath(file), "utf8"));
     writeFileSync(keywordSidecarPath(file), JSON.stringify({ ...side, namespace: "other@2020" }));
     expect(within(db, () => KeywordIndex.load(db, file))).toBeNull();
+    db.close();
+  });
+
+  test("a loaded generation gets its stamp (side-builds.test.ts), which goes with it", () => {
+    const { db, file } = corpus("stamp");
+    within(db, () => KeywordIndex.build(db, file));
+    const bin = keywordFiles(file).find((f) => f.endsWith(".bin")) as string;
+    expect(existsSync(`${bin}.ok`)).toBe(false); // a build is not a check
+    expect(within(db, () => KeywordIndex.load(db, file))).not.toBeNull();
+    const side = JSON.parse(readFileSync(keywordSidecarPath(file), "utf8"));
+    expect(readFileSync(`${bin}.ok`, "utf8").startsWith(`${side.digest}:${side.bytes}:`)).toBe(true);
+    // The next generation removes the old file and its stamp.
+    within(db, () => KeywordIndex.build(db, file));
+    expect(existsSync(bin) || existsSync(`${bin}.ok`)).toBe(false);
+    expect(keywordFiles(file).filter((f) => f.endsWith(".bin")).length).toBe(1);
     db.close();
   });
 

@@ -5,7 +5,7 @@
  * keyword-registry.ts) decide when — and their files beside the tenant file: generations and a
  * sidecar committed by rename.
  */
-import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /** A failed background build is not retried for this long. */
@@ -84,4 +84,50 @@ export function commitSidecar(path: string, gen: string, side: object): void {
   const tmp = `${path}.tmp-${gen}`;
   writeFileSync(tmp, JSON.stringify(side));
   renameSync(tmp, path);
+}
+
+/**
+ * Generation files already checked against their sidecar's digest. A generation never changes
+ * once committed, so the check is done once: its result is kept per thread and in a stamp
+ * beside the file (`<generation>.ok`: digest, size, modification time, inode), which every
+ * other thread and process trusts while the file's size, time and inode still match. Without
+ * it each search thread hashed the HNSW graph (1.7 GB, ~0.5 s) and the keyword file (350 MB,
+ * ~0.1 s) before its first search of a 1M-chunk tenant. Any write through the file system
+ * moves the time, so a damaged or replaced file is hashed (and refused) again; a stamp that
+ * cannot be written just means hashing next time. Bit rot that keeps all four is not seen by a
+ * later opener (docs/decisions.md).
+ */
+const verified = new Map<string, string>();
+
+/** The stamp file of a generation file. */
+export const stampPath = (path: string): string => `${path}.ok`;
+
+/**
+ * Whether generation file `path` is `bytes` long and hashes to `digest`; `hash` (the file's
+ * digest as its sidecar records it) runs only when no thread or process has checked this file.
+ */
+export function intactGeneration(path: string, bytes: number, digest: string, hash: () => string): boolean {
+  const st = statSync(path);
+  if (st.size !== bytes) return false;
+  const stamp = `${digest}:${st.size}:${st.mtimeMs}:${st.ino}`;
+  if (verified.get(path) === stamp) return true;
+  if (readIfPresent(stampPath(path)) !== stamp) {
+    if (hash() !== digest) return false;
+    try {
+      writeFileSync(stampPath(path), stamp);
+    } catch {
+      // read-only data dir: hash again next time
+    }
+  }
+  if (verified.size >= 64) verified.clear();
+  verified.set(path, stamp);
+  return true;
+}
+
+function readIfPresent(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
 }
