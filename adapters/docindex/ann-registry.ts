@@ -3,7 +3,8 @@
  * decision per search of whether the vector leg uses one:
  *
  * - below `minChunks` the leg stays exact (sqlite-vec brute force is already fast there);
- * - a held index is caught up with the log first (read-your-writes), reopened on a gap;
+ * - a held index is caught up with the log first (read-your-writes), reopened on a gap or
+ *   when a newer generation has been saved (by any thread or process);
  * - an index not held views its saved file (mapped, shared by every thread), or is built:
  *   inline when the tenant is small (`syncBuildMax`), else on a builder thread
  *   (ann-build-worker.ts) while this tenant's searches answer exactly and other tenants'
@@ -51,7 +52,9 @@ export class AnnRegistry {
     let ann = this.held.get(file);
     if (ann) {
       this.held.delete(file);
-      if (!ann.catchUp(db)) ann = undefined; // the log was trimmed past it: reopen
+      // A newer generation was saved (by this thread's builder or any other), or the log was
+      // trimmed past this copy: reopen.
+      if (ann.superseded() || !ann.catchUp(db)) ann = undefined;
     }
     if (!ann) {
       ann = AnnIndex.load(db, file, dim) ?? undefined;

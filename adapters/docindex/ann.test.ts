@@ -15,6 +15,7 @@ import type { AccessContext, DocumentAcl, DocumentMeta, IndexedChunk } from "../
 import { type Prng, prng } from "../../test/prng.ts";
 import { AnnIndex, annFiles, boundLoggedVectors, sidecarPath } from "./ann-index.ts";
 import { annRecallAt10 } from "./ann-recall.ts";
+import { AnnRegistry } from "./ann-registry.ts";
 import { SqliteDocumentIndex } from "./sqlite.ts";
 
 const DIM = 768;
@@ -152,6 +153,7 @@ describe("HNSW vector leg", () => {
     const viewed = loadSaved(file) as AnnIndex;
     expect(viewed.viewed).toBe(true);
     expect(viewed.pending).toBe(0);
+    expect(viewed.superseded()).toBe(false);
     // Checked once, stamped: other threads and processes do not hash the file again.
     expect(existsSync(`${file}.ann-${first}.usearch.ok`)).toBe(true);
 
@@ -166,6 +168,20 @@ describe("HNSW vector leg", () => {
     expect(gen()).toBe(first);
     const mid = loadSaved(file) as AnnIndex;
     expect(mid.pending).toBe(60); // 30 deletes + 30 adds replayed into its delta
+    // Another search thread's registry, holding a view of the first generation.
+    const other = new AnnRegistry();
+    const heldByOther = () => {
+      const db = new Database(file, { readonly: true, strict: true });
+      try {
+        sqliteVec.load(db);
+        const opts = { minChunks: 0, syncBuildMax: 0, compactAt: 1e9 };
+        return db.transaction(() => other.get(db, file, DIM, opts)).deferred() as AnnIndex;
+      } finally {
+        db.close();
+      }
+    };
+    const otherBefore = heldByOther();
+    expect(heldByOther()).toBe(otherBefore); // held, caught up in place
     for (const v of vecs[0] ?? []) expect(mid.scored(v, 1)[0]?.distance).toBeGreaterThan(0.5);
     expect(mid.scored(e[7] as Float32Array, 1)[0]?.distance).toBeLessThan(0.01);
 
@@ -186,8 +202,18 @@ describe("HNSW vector leg", () => {
     expect(next.size).toBe(120);
     for (const v of vecs[0] ?? []) expect(next.scored(v, 1)[0]?.distance).toBeGreaterThan(0.5);
     expect(next.scored(e[7] as Float32Array, 1)[0]?.distance).toBeLessThan(0.01);
-    // The view taken before the compaction still answers (the unlinked file stays mapped).
+    // The view taken before the compaction still answers (the unlinked file stays mapped), and
+    // knows it is superseded: any thread holding it reopens on its next search.
     expect(viewed.scored(vecs[1]?.[4] as Float32Array, 1)[0]?.distance).toBeLessThan(0.01);
+    expect(viewed.superseded()).toBe(true);
+    expect(mid.superseded()).toBe(true);
+    expect(next.superseded()).toBe(false);
+    // The other thread reopens on its next search: the new generation, nothing left in a delta.
+    const otherAfter = heldByOther();
+    expect(otherAfter).not.toBe(otherBefore);
+    expect(otherAfter.pending).toBe(0);
+    expect(otherAfter.superseded()).toBe(false);
+    other.flush();
     await Bun.sleep(50); // after the builder says "done" the thread views the new generation; right either way
     expect((await dense(idx, t, e[7] as Float32Array, 1))[0]?.chunk_id).toBe("e:7");
     expect((await dense(idx, t, vecs[3]?.[9] as Float32Array, 1))[0]?.chunk_id).toBe("d3:9");
