@@ -34,6 +34,7 @@ import {
   newGeneration,
   removeSideFiles,
   sideFiles,
+  stampGeneration,
   stampPath,
 } from "./side-builds.ts";
 
@@ -375,6 +376,7 @@ export class AnnIndex {
       bytes: statSync(path).size,
       digest: fileDigest(path),
     };
+    stampGeneration(path, side.digest);
     commitSidecar(sidecarPath(this.file), gen, side);
     // Threads still viewing the old generation keep their mapping (unlinking does not unmap).
     if (this.gen) {

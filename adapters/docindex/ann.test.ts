@@ -7,7 +7,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
@@ -243,6 +243,9 @@ describe("HNSW vector leg", () => {
     const first = gen();
     const usearchFile = annFiles(file).find((f) => f.endsWith(".usearch")) as string;
     writeFileSync(usearchFile, Buffer.alloc(readFileSync(usearchFile).length, 7)); // same size, garbage
+    // Later than its writer's stamp (a file system with coarse timestamps may not move the time by itself).
+    const later = new Date(Date.now() + 2_000);
+    utimesSync(usearchFile, later, later);
     idx = make();
     expect(await answer()).toEqual(before);
     expect(gen()).not.toBe(first); // rebuilt and saved as a new generation

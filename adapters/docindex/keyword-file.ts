@@ -20,7 +20,14 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { logHead, namespaceId } from "./ann-index.ts";
 import { varintSum } from "./fts5-reads.ts";
-import { commitSidecar, intactGeneration, newGeneration, removeSideFiles, sideFiles } from "./side-builds.ts";
+import {
+  commitSidecar,
+  intactGeneration,
+  newGeneration,
+  removeSideFiles,
+  sideFiles,
+  stampGeneration,
+} from "./side-builds.ts";
 
 /** Bumped when the file layout changes: older files are rebuilt. */
 export const KW_VERSION = 1;
@@ -242,6 +249,7 @@ function save(file: string, buf: Uint8Array, s: Omit<KwSidecar, "gen" | "digest"
   const gen = newGeneration();
   writeFileSync(binPath(file, gen), buf);
   const side: KwSidecar = { ...s, gen, digest: Bun.hash(buf).toString(16) };
+  stampGeneration(binPath(file, gen), side.digest);
   commitSidecar(keywordSidecarPath(file), gen, side);
   // Older generations go with their stamps (side-builds.ts `intactGeneration`).
   const keep = basename(binPath(file, gen));

@@ -1,6 +1,6 @@
 /**
- * A side index's generation file is hashed once (side-builds.ts `intactGeneration`): the first
- * check hashes it and leaves a stamp; later checks trust the stamp while size, modification time
+ * A side index's generation file is hashed once (side-builds.ts `intactGeneration`): its writer
+ * stamps it, or else the first check hashes it and leaves the stamp; later checks trust the stamp while size, modification time
  * and inode match; a file that changes size or time is hashed again and refused if it no longer
  * matches its digest.
  */
@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { intactGeneration, stampPath } from "./side-builds.ts";
+import { intactGeneration, stampGeneration, stampPath } from "./side-builds.ts";
 
 const root = mkdtempSync(join(tmpdir(), "cairn-side-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -49,6 +49,21 @@ describe("intactGeneration", () => {
     expect(intactGeneration(path, good.length, digest, hash)).toBe(true);
     expect(hashed).toBe(4);
     expect(readFileSync(stampPath(path), "utf8")).toContain(`:${statSync(path).mtimeMs}:`);
+  });
+
+  test("a writer's stamp spares every opener the hash", () => {
+    const path = join(root, "t.db.kw-g4.bin");
+    const bytes = Buffer.from("terms ".repeat(700));
+    writeFileSync(path, bytes);
+    const digest = Bun.hash(bytes).toString(16);
+    stampGeneration(path, digest);
+    let hashed = 0;
+    const hash = () => {
+      hashed++;
+      return digest;
+    };
+    expect(intactGeneration(path, bytes.length, digest, hash)).toBe(true);
+    expect(hashed).toBe(0);
   });
 
   test("a stamp another thread or process left is trusted without hashing", () => {

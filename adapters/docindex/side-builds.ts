@@ -5,7 +5,16 @@
  * keyword-registry.ts) decide when — and their files beside the tenant file: generations and a
  * sidecar committed by rename.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /** A failed background build is not retried for this long. */
@@ -95,7 +104,8 @@ export function commitSidecar(path: string, gen: string, side: object): void {
  * ~0.1 s) before its first search of a 1M-chunk tenant. Any write through the file system
  * moves the time, so a damaged or replaced file is hashed (and refused) again; a stamp that
  * cannot be written just means hashing next time. Bit rot that keeps all four is not seen by a
- * later opener (docs/decisions.md).
+ * later opener (docs/decisions.md). The writer of a generation stamps it (`stampGeneration`),
+ * having just hashed it, so no search thread hashes a generation a builder wrote.
  */
 const verified = new Map<string, string>();
 
@@ -109,7 +119,7 @@ export const stampPath = (path: string): string => `${path}.ok`;
 export function intactGeneration(path: string, bytes: number, digest: string, hash: () => string): boolean {
   const st = statSync(path);
   if (st.size !== bytes) return false;
-  const stamp = `${digest}:${st.size}:${st.mtimeMs}:${st.ino}`;
+  const stamp = stampOf(digest, st);
   if (verified.get(path) === stamp) return true;
   if (readIfPresent(stampPath(path)) !== stamp) {
     if (hash() !== digest) return false;
@@ -122,6 +132,22 @@ export function intactGeneration(path: string, bytes: number, digest: string, ha
   if (verified.size >= 64) verified.clear();
   verified.set(path, stamp);
   return true;
+}
+
+/**
+ * Stamps generation file `path` as hashing to `digest`, by the writer that has just hashed it,
+ * before its sidecar names it: no opener (search thread or process) hashes it again.
+ */
+export function stampGeneration(path: string, digest: string): void {
+  try {
+    writeFileSync(stampPath(path), stampOf(digest, statSync(path)));
+  } catch {
+    // read-only data dir: the first opener hashes
+  }
+}
+
+function stampOf(digest: string, st: Stats): string {
+  return `${digest}:${st.size}:${st.mtimeMs}:${st.ino}`;
 }
 
 function readIfPresent(path: string): string | null {
