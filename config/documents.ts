@@ -208,17 +208,19 @@ export function documentsConfig(e: DocumentsEnv, env: Record<string, string | un
 }
 
 /**
- * Model processes and threads per process of the local embedder. Unset (0), the processes are
- * half the cores (at least 1, at most 4: each int8 process holds ~0.7 GB) and each gets an equal
- * share of the cores, so the pool never runs more ONNX threads than there are cores:
- * oversubscribed, the threads of the two models and of the processes preempt each other and
- * throughput falls (docs/embeddings.md).
+ * Model processes and threads per process of the local embedder. Unset (0), one
+ * single-threaded process per core up to 4 (each int8 process holds ~0.3 GB), past that 4
+ * processes sharing the cores equally, so the pool never runs more ONNX threads than there are
+ * cores: oversubscribed, the threads of the two models and of the processes preempt each other
+ * and throughput falls. One thread per process gives the most passages per CPU second: ORT's
+ * intra-op threads (spinning off) wake and sleep around every operator of a one-passage run
+ * (docs/embeddings.md, "Pool shape").
  */
 export function embeddingPool(
   processes: number,
   threads: number,
   cores: number,
 ): { processes: number; threads: number } {
-  const p = processes > 0 ? processes : Math.min(4, Math.max(1, Math.floor(cores / 2)));
+  const p = processes > 0 ? processes : Math.min(4, Math.max(1, cores));
   return { processes: p, threads: threads > 0 ? threads : Math.max(1, Math.floor(cores / p)) };
 }

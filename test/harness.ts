@@ -36,6 +36,9 @@ export async function startTestService(
     NODE_ENV: "test",
     // Tiering would drop a suite's old rows mid-test; suites that test it turn it on.
     CAIRN_TIERING_INTERVAL_MS: "0",
+    // One model process per test service (suites check behaviour, not throughput; the pool's
+    // shapes have their own tests), so a 2-core CI does not start two per service.
+    CAIRN_EMBEDDING_PROCESSES: "1",
     ...env,
   });
   const service = await buildService(config, opts);

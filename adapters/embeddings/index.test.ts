@@ -24,10 +24,11 @@ describe("embedding configuration", () => {
     expect(loadConfig({ CAIRN_EMBEDDING_PRECISION: "fp32" }).embeddings).toMatchObject({ precision: "fp32" });
     expect(() => loadConfig({ CAIRN_EMBEDDING_PRECISION: "int4" })).toThrow(/CAIRN_EMBEDDING_PRECISION/);
     expect(() => loadConfig({ CAIRN_EMBEDDING_PROCESSES: "-1" })).toThrow(/CAIRN_EMBEDDING_PROCESSES/);
-    // Unset: half the cores as processes (1..4), the cores shared equally among them.
+    // Unset: one single-threaded process per core up to 4, then 4 sharing the cores equally.
     expect(embeddingPool(0, 0, 1)).toEqual({ processes: 1, threads: 1 });
-    expect(embeddingPool(0, 0, 2)).toEqual({ processes: 1, threads: 2 });
-    expect(embeddingPool(0, 0, 6)).toEqual({ processes: 3, threads: 2 });
+    expect(embeddingPool(0, 0, 2)).toEqual({ processes: 2, threads: 1 });
+    expect(embeddingPool(0, 0, 4)).toEqual({ processes: 4, threads: 1 });
+    expect(embeddingPool(0, 0, 6)).toEqual({ processes: 4, threads: 1 });
     expect(embeddingPool(0, 0, 16)).toEqual({ processes: 4, threads: 4 });
     for (const cores of [1, 2, 3, 4, 7, 16, 64]) {
       const p = embeddingPool(0, 0, cores);
