@@ -29,12 +29,11 @@ import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import usearch, { type Index } from "usearch";
 import {
-  commitSidecar,
+  commitGeneration,
   intactGeneration,
   newGeneration,
   removeSideFiles,
   sideFiles,
-  stampGeneration,
   stampPath,
 } from "./side-builds.ts";
 
@@ -376,8 +375,7 @@ export class AnnIndex {
       bytes: statSync(path).size,
       digest: fileDigest(path),
     };
-    stampGeneration(path, side.digest);
-    commitSidecar(sidecarPath(this.file), gen, side);
+    commitGeneration(sidecarPath(this.file), path, side);
     // Threads still viewing the old generation keep their mapping (unlinking does not unmap).
     if (this.gen) {
       rmSync(indexPath(this.file, this.gen), { force: true });

@@ -7,7 +7,7 @@
  *   (u16); then the terms' UTF-8 bytes. Every array starts 4-aligned, so typed arrays view the
  *   mapped bytes in place.
  * - `<file>.kw.json` names the generation with its watermark (the `ann_log` head it was built
- *   at), sizes and wyhash digest; its rename commits a build (side-builds.ts `commitSidecar`).
+ *   at), sizes and wyhash digest; its rename commits a build (side-builds.ts `commitGeneration`).
  * - Built from FTS5 itself in the caller's read snapshot: `fts5vocab` `instance` lists every
  *   (term, chunk) occurrence term by term, chunks ascending, so postings are counted in one
  *   pass; the docsize rows give each chunk's length as bm25() reads it.
@@ -20,14 +20,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { logHead, namespaceId } from "./ann-index.ts";
 import { varintSum } from "./fts5-reads.ts";
-import {
-  commitSidecar,
-  intactGeneration,
-  newGeneration,
-  removeSideFiles,
-  sideFiles,
-  stampGeneration,
-} from "./side-builds.ts";
+import { commitGeneration, intactGeneration, newGeneration, removeSideFiles, sideFiles } from "./side-builds.ts";
 
 /** Bumped when the file layout changes: older files are rebuilt. */
 export const KW_VERSION = 1;
@@ -249,8 +242,7 @@ function save(file: string, buf: Uint8Array, s: Omit<KwSidecar, "gen" | "digest"
   const gen = newGeneration();
   writeFileSync(binPath(file, gen), buf);
   const side: KwSidecar = { ...s, gen, digest: Bun.hash(buf).toString(16) };
-  stampGeneration(binPath(file, gen), side.digest);
-  commitSidecar(keywordSidecarPath(file), gen, side);
+  commitGeneration(keywordSidecarPath(file), binPath(file, gen), side);
   // Older generations go with their stamps (side-builds.ts `intactGeneration`).
   const keep = basename(binPath(file, gen));
   for (const f of keywordFiles(file)) {

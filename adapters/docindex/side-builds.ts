@@ -86,13 +86,16 @@ export function newGeneration(): string {
 }
 
 /**
- * Writes a side index's sidecar (`path`, JSON) by a rename: the one commit point, so a reader
- * sees the old complete generation or the new one, never a half-written sidecar.
+ * Commits a side index's new generation, written to `file`: stamps it as hashing to
+ * `side.digest` (its writer has just hashed it, so no opener hashes it again), then writes the
+ * sidecar (`sidecar`, JSON) by a rename: the one commit point, so a reader sees the old complete
+ * generation or the new one, never a half-written sidecar.
  */
-export function commitSidecar(path: string, gen: string, side: object): void {
-  const tmp = `${path}.tmp-${gen}`;
+export function commitGeneration(sidecar: string, file: string, side: { gen: string; digest: string }): void {
+  stampGeneration(file, side.digest);
+  const tmp = `${sidecar}.tmp-${side.gen}`;
   writeFileSync(tmp, JSON.stringify(side));
-  renameSync(tmp, path);
+  renameSync(tmp, sidecar);
 }
 
 /**
@@ -104,7 +107,7 @@ export function commitSidecar(path: string, gen: string, side: object): void {
  * ~0.1 s) before its first search of a 1M-chunk tenant. Any write through the file system
  * moves the time, so a damaged or replaced file is hashed (and refused) again; a stamp that
  * cannot be written just means hashing next time. Bit rot that keeps all four is not seen by a
- * later opener (docs/decisions.md). The writer of a generation stamps it (`stampGeneration`),
+ * later opener (docs/decisions.md). The writer of a generation stamps it (`commitGeneration`),
  * having just hashed it, so no search thread hashes a generation a builder wrote.
  */
 const verified = new Map<string, string>();
