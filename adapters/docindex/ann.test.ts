@@ -7,7 +7,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
@@ -16,6 +16,7 @@ import { type Prng, prng } from "../../test/prng.ts";
 import { AnnIndex, annFiles, boundLoggedVectors, sidecarPath } from "./ann-index.ts";
 import { annRecallAt10 } from "./ann-recall.ts";
 import { AnnRegistry } from "./ann-registry.ts";
+import { rewriteLater } from "./leg-test-support.ts";
 import { SqliteDocumentIndex } from "./sqlite.ts";
 
 const DIM = 768;
@@ -242,10 +243,7 @@ describe("HNSW vector leg", () => {
     const gen = () => JSON.parse(readFileSync(sidecarPath(file), "utf8")).gen as string;
     const first = gen();
     const usearchFile = annFiles(file).find((f) => f.endsWith(".usearch")) as string;
-    writeFileSync(usearchFile, Buffer.alloc(readFileSync(usearchFile).length, 7)); // same size, garbage
-    // Later than its writer's stamp (a file system with coarse timestamps may not move the time by itself).
-    const later = new Date(Date.now() + 2_000);
-    utimesSync(usearchFile, later, later);
+    rewriteLater(usearchFile, Buffer.alloc(readFileSync(usearchFile).length, 7)); // same size, garbage
     idx = make();
     expect(await answer()).toEqual(before);
     expect(gen()).not.toBe(first); // rebuilt and saved as a new generation

@@ -155,7 +155,6 @@ export function mapKeywordFile(db: Database, file: string): KeywordFile | null {
   try {
     const path = binPath(file, side.gen);
     const buf = Bun.mmap(path, { shared: false });
-    if (buf.length !== side.bytes) return null;
     if (!intactGeneration(path, side.bytes, side.digest, () => Bun.hash(buf).toString(16))) return null;
     const v = views(buf, layoutOf(side.rows, side.terms, side.postings, -1));
     // Bounds the loops trust: offsets rise within the arrays.

@@ -8,7 +8,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
@@ -19,7 +19,7 @@ import { keywordFiles, keywordSidecarPath } from "./keyword-file.ts";
 import { KeywordIndex } from "./keyword-index.ts";
 import { keywordLeg } from "./keyword-leg.ts";
 import { KeywordRegistry } from "./keyword-registry.ts";
-import { legMeta, scope } from "./leg-test-support.ts";
+import { legMeta, rewriteLater, scope } from "./leg-test-support.ts";
 import type { LegScope } from "./permitted.ts";
 import { schemaSql } from "./schema.ts";
 import { SqliteDocumentIndex } from "./sqlite.ts";
@@ -28,17 +28,6 @@ import { removeDocument, writeDocument } from "./sqlite-search.ts";
 const DIM = 4;
 const root = mkdtempSync(join(tmpdir(), "cairn-kw-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/**
- * Rewrites a file as a later write would: its time moves past the stamp its writer left (a file
- * system with coarse timestamps may keep the time of a rewrite within a few milliseconds).
- */
-let rewrites = 0;
-function later(path: string, bytes: Uint8Array): void {
-  writeFileSync(path, bytes);
-  const t = new Date(Date.now() + 2_000 * ++rewrites);
-  utimesSync(path, t, t);
-}
 
 const OPEN: DocumentAcl = { visibility: "tenant_wide", allowed_identity_ids: [], allowed_roles: [], barrier_id: null };
 const ACLS: DocumentAcl[] = [
@@ -225,12 +214,12 @@ describe("keyword index", () => {
     const flipped = Buffer.from(good);
     const at = Math.floor(flipped.length / 2);
     flipped[at] = (flipped[at] as number) ^ 0x40;
-    later(bin, flipped);
+    rewriteLater(bin, flipped);
     expect(within(db, () => KeywordIndex.load(db, file))).toBeNull();
-    later(bin, good);
+    rewriteLater(bin, good);
     truncateSync(bin, good.length - 8);
     expect(within(db, () => KeywordIndex.load(db, file))).toBeNull();
-    later(bin, good);
+    rewriteLater(bin, good);
     expect(within(db, () => KeywordIndex.load(db, file))).not.toBeNull();
     // Another file's sidecar (a dropped and recreated namespace) is not this file's.
     const side = JSON.parse(readFileSync(keywordSidecarPath(file), "utf8"));

@@ -126,11 +126,7 @@ export function intactGeneration(path: string, bytes: number, digest: string, ha
   if (verified.get(path) === stamp) return true;
   if (readIfPresent(stampPath(path)) !== stamp) {
     if (hash() !== digest) return false;
-    try {
-      writeFileSync(stampPath(path), stamp);
-    } catch {
-      // read-only data dir: hash again next time
-    }
+    writeStamp(path, stamp);
   }
   if (verified.size >= 64) verified.clear();
   verified.set(path, stamp);
@@ -142,10 +138,14 @@ export function intactGeneration(path: string, bytes: number, digest: string, ha
  * before its sidecar names it: no opener (search thread or process) hashes it again.
  */
 export function stampGeneration(path: string, digest: string): void {
+  writeStamp(path, stampOf(digest, statSync(path)));
+}
+
+function writeStamp(path: string, stamp: string): void {
   try {
-    writeFileSync(stampPath(path), stampOf(digest, statSync(path)));
+    writeFileSync(stampPath(path), stamp);
   } catch {
-    // read-only data dir: the first opener hashes
+    // read-only data dir: the next opener hashes
   }
 }
 
