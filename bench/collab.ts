@@ -200,7 +200,8 @@ class BenchClient {
   private receive(data: Uint8Array): void {
     if (data.length === 1) return; // connection-level ping
     const dec = decoding.createDecoder(data);
-    decoding.readVarString(dec);
+    const roomLength = decoding.readVarUint(dec);
+    dec.pos += roomLength; // the room name: one socket, one room, so skipped undecoded
     const type = decoding.readVarUint(dec);
     if (type === 8) {
       this.inFlight--;
@@ -258,6 +259,10 @@ interface RunResult {
   p50: number;
   p99: number;
   cpuPer100k: number;
+  /** Cores the load generator (this process) used over the measured window. */
+  clientCores: number;
+  /** Cores the server used over the measured window. */
+  serverCores: number;
 }
 
 /** Open loop: every client writes `rate` times a second for the duration. */
@@ -287,9 +292,12 @@ async function openLoop(
   );
   await Bun.sleep(1_000); // warm-up
   const cpu0 = await cpuSeconds(server.pid);
+  const me0 = process.cpuUsage();
   stats.since = performance.now();
   await Bun.sleep(DURATION_MS);
   const measuredUntil = performance.now();
+  const me1 = process.cpuUsage(me0);
+  const serverCpu = (await cpuSeconds(server.pid)) - cpu0;
   for (const t of timers) clearInterval(t);
   const stillOpen = clients.filter((c) => c.isOpen).length;
   await Bun.sleep(1_000); // let what was sent arrive
@@ -317,6 +325,8 @@ async function openLoop(
     p50: s.p50,
     p99: s.p99,
     cpuPer100k: ((cpu1 - cpu0) / Math.max(1, deliveries)) * 100_000,
+    clientCores: (me1.user + me1.system) / 1e6 / seconds,
+    serverCores: serverCpu / seconds,
   };
 }
 
@@ -344,25 +354,26 @@ async function saturate(server: ServerProc, rooms: number, perRoom: number, obse
   const until = performance.now();
   const stillOpen = clients.filter((c) => c.isOpen).length;
   const me1 = process.cpuUsage(me0);
-  if (debugLog) {
-    const serverCpu = (await cpuSeconds(server.pid)) - cpu0;
-    debugLog.debug(
-      { server: server.kind, client_cpu_s: (me1.user + me1.system) / 1e6, server_cpu_s: serverCpu },
-      "saturation round",
-    );
-  }
+  const serverCpu = (await cpuSeconds(server.pid)) - cpu0;
+  debugLog?.debug(
+    { server: server.kind, client_cpu_s: (me1.user + me1.system) / 1e6, server_cpu_s: serverCpu },
+    "saturation round",
+  );
   running = false;
   await Bun.sleep(1_000);
   const cpu1 = await cpuSeconds(server.pid);
   for (const c of clients) c.close();
   const s = summarize(stats.latencies);
   const deliveries = (stats.deliveries * perRoom) / observers;
+  const seconds = (until - stats.since) / 1000;
   return {
     open: stillOpen / clients.length,
-    deliveriesPerSec: deliveries / ((until - stats.since) / 1000),
+    deliveriesPerSec: deliveries / seconds,
     p50: s.p50,
     p99: s.p99,
     cpuPer100k: ((cpu1 - cpu0) / Math.max(1, deliveries)) * 100_000,
+    clientCores: (me1.user + me1.system) / 1e6 / seconds,
+    serverCores: serverCpu / seconds,
   };
 }
 
@@ -435,6 +446,19 @@ function report(name: string, c: RunResult, h: RunResult): void {
     "server_cpu",
     "s/100k deliveries",
   );
+  // Which side bounded a saturated run: a server short of a core while the load generator
+  // holds one was fed too slowly to show its capacity in "delivered".
+  for (const [kind, r] of [
+    ["cairn", c],
+    ["hocuspocus", h],
+  ] as const) {
+    for (const [metric, value] of [
+      ["server_cores", r.serverCores],
+      ["client_cores", r.clientCores],
+    ] as const) {
+      emit({ bench: `${name}/${kind}`, metric, value: round(value, 3), unit: "cores", peer: null, ratio: null });
+    }
+  }
 }
 
 /**
