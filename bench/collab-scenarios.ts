@@ -67,6 +67,19 @@ function runResult(
 
 const openShare = (clients: BenchClient[]): number => clients.filter((c) => c.isOpen).length / clients.length;
 
+/** `perRoom` connected clients in each of `rooms` fresh rooms, and the stats their observers fill. */
+async function connectedRooms(
+  server: ServerProc,
+  rooms: number,
+  perRoom: number,
+  observers: number,
+): Promise<{ stats: Stats; clients: BenchClient[] }> {
+  const stats: Stats = { deliveries: 0, latencies: [], since: Number.POSITIVE_INFINITY };
+  const clients = roomClients(server.url, rooms, perRoom, observers, stats);
+  await connectAll(clients);
+  return { stats, clients };
+}
+
 /** Open loop: every client writes `rate` times a second for the duration. */
 export async function openLoop(
   server: ServerProc,
@@ -75,9 +88,7 @@ export async function openLoop(
   rate: number,
   observers: number,
 ): Promise<RunResult> {
-  const stats: Stats = { deliveries: 0, latencies: [], since: Number.POSITIVE_INFINITY };
-  const clients = roomClients(server.url, rooms, perRoom, observers, stats);
-  await connectAll(clients);
+  const { stats, clients } = await connectedRooms(server, rooms, perRoom, observers);
   const period = 1000 / rate;
   // Spread the writers' phases so the offered load is smooth.
   const timers = clients.map((c, i) =>
@@ -122,9 +133,7 @@ export async function saturate(
   perRoom: number,
   observers: number,
 ): Promise<RunResult> {
-  const stats: Stats = { deliveries: 0, latencies: [], since: Number.POSITIVE_INFINITY };
-  const clients = roomClients(server.url, rooms, perRoom, observers, stats);
-  await connectAll(clients);
+  const { stats, clients } = await connectedRooms(server, rooms, perRoom, observers);
   let running = true;
   for (const c of clients) {
     c.onAck = () => {
@@ -154,9 +163,7 @@ export async function saturate(
 /** Memory of `rooms` idle rooms (one client each, ~1 KB of text), per room. */
 export async function idleRooms(server: ServerProc, rooms: number): Promise<{ rss: number; heap: number }> {
   const before = await memory(server);
-  const stats: Stats = { deliveries: 0, latencies: [], since: Number.POSITIVE_INFINITY };
-  const clients = roomClients(server.url, rooms, 1, 1, stats);
-  await connectAll(clients);
+  const { clients } = await connectedRooms(server, rooms, 1, 1);
   for (const c of clients) for (let i = 0; i < 32; i++) c.write("lorem ipsum dolor sit amet, cons");
   await Bun.sleep(3_000); // past the debounce: stored, idle
   const after = await memory(server);
