@@ -26,16 +26,10 @@
  *   and views the newer saved file (or rebuilds).
  */
 import type { Database } from "bun:sqlite";
-import { closeSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import usearch, { type Index } from "usearch";
-import {
-  commitGeneration,
-  intactGeneration,
-  newGeneration,
-  removeSideFiles,
-  sideFiles,
-  stampPath,
-} from "./side-builds.ts";
+import { digestOf, type Generation, generationRefused, intactGeneration, stampPath } from "./generation-check.ts";
+import { commitGeneration, newGeneration, removeSideFiles, sidecarIdentity, sideFiles } from "./side-builds.ts";
 
 /** Bumped when the on-disk layout or the index parameters change: older files are rebuilt. */
 export const ANN_VERSION = 1;
@@ -84,27 +78,11 @@ interface Sidecar {
   count: number;
   bytes: number;
   /**
-   * Chained wyhash of the index file, checked before `load`: usearch trusts the counts in a
-   * file's header, and a damaged one made `load` run for 20 s before failing (measured).
+   * Chained wyhash of the index file (generation-check.ts `blocks`), checked before `load`:
+   * usearch trusts the counts in a file's header, and a damaged one made `load` run for 20 s
+   * before failing (measured).
    */
   digest: string;
-}
-
-/** wyhash of the file, 16 MiB at a time, each block seeded with the hash so far (~2 GB/s). */
-function fileDigest(path: string): string {
-  const block = new Uint8Array(16 << 20);
-  const fd = openSync(path, "r");
-  try {
-    let h: bigint | number = 0;
-    for (;;) {
-      const n = readSync(fd, block, 0, block.length, null);
-      if (n <= 0) break;
-      h = Bun.hash(block.subarray(0, n), h);
-    }
-    return h.toString(16);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export const sidecarPath = (file: string): string => `${file}.ann.json`;
@@ -183,16 +161,6 @@ function nearest(index: Index, vector: Float32Array, k: number, masked: Set<numb
   }
 }
 
-/** The sidecar's identity (a commit renames a new file in, so its inode changes), or null when absent. */
-function sidecarIdentity(file: string): string | null {
-  try {
-    const st = statSync(sidecarPath(file));
-    return `${st.ino}:${st.mtimeMs}`;
-  } catch {
-    return null;
-  }
-}
-
 export class AnnIndex {
   private unsaved = 0;
   /** A view's sidecar identity when it was opened: another commit since supersedes it. */
@@ -237,9 +205,14 @@ export class AnnIndex {
    * True when a view's generation is no longer the saved one: a builder (any thread or process)
    * has committed the next. Its holder reopens, dropping its delta and its mapping of the
    * unlinked file, whose disk space is then freed once every holder has. One `stat` (~2 µs).
+   * A generation a scrub found damaged is superseded too (generation-check.ts).
    */
   superseded(): boolean {
-    return !this.mutable && sidecarIdentity(this.file) !== this.openedAt;
+    if (this.mutable) return false;
+    return (
+      sidecarIdentity(sidecarPath(this.file)) !== this.openedAt ||
+      generationRefused(indexPath(this.file, this.gen ?? ""))
+    );
   }
 
   /** Builds from every vector in `chunks_vec`; run it inside a read transaction (one snapshot). */
@@ -271,12 +244,20 @@ export class AnnIndex {
    */
   static load(db: Database, file: string, dim: number, how: AnnOpen = "view"): AnnIndex | null {
     // Taken before the read: a commit in between only costs one more reopen, never a missed one.
-    const openedAt = sidecarIdentity(file);
+    const openedAt = sidecarIdentity(sidecarPath(file));
     const side = readSidecar(db, file, dim);
     if (!side) return null;
     const path = indexPath(file, side.gen);
     try {
-      if (!intactGeneration(path, side.bytes, side.digest, () => fileDigest(path))) return null;
+      const g: Generation = {
+        path,
+        gen: side.gen,
+        sidecar: sidecarPath(file),
+        bytes: side.bytes,
+        digest: side.digest,
+        method: "blocks",
+      };
+      if (!intactGeneration(g)) return null;
       const index = newIndex(dim, side.count);
       if (how === "view") index.view(path);
       else index.load(path);
@@ -373,7 +354,7 @@ export class AnnIndex {
       watermark: this.watermark,
       count: this.base.size(),
       bytes: statSync(path).size,
-      digest: fileDigest(path),
+      digest: digestOf(path, "blocks"),
     };
     commitGeneration(sidecarPath(this.file), path, side);
     // Threads still viewing the old generation keep their mapping (unlinking does not unmap).

@@ -13,14 +13,15 @@
  *   pass; the docsize rows give each chunk's length as bm25() reads it.
  * - Mapped read-only (`Bun.mmap`) after its digest and offsets check, so every search thread
  *   shares one copy through the page cache and a damaged file is refused, not trusted. The
- *   digest is computed once per generation, not per thread (side-builds.ts `intactGeneration`).
+ *   digest is computed once per generation, not per thread (generation-check.ts).
  */
 import type { Database } from "bun:sqlite";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { logHead, namespaceId } from "./ann-index.ts";
 import { varintSum } from "./fts5-reads.ts";
-import { commitGeneration, intactGeneration, newGeneration, removeSideFiles, sideFiles } from "./side-builds.ts";
+import { type Generation, intactGeneration } from "./generation-check.ts";
+import { commitGeneration, newGeneration, removeSideFiles, sideFiles } from "./side-builds.ts";
 
 /** Bumped when the file layout changes: older files are rebuilt. */
 export const KW_VERSION = 1;
@@ -54,7 +55,7 @@ export interface KeywordFile {
 }
 
 export const keywordSidecarPath = (file: string): string => `${file}.kw.json`;
-const binPath = (file: string, gen: string): string => `${file}.kw-${gen}.bin`;
+export const binPath = (file: string, gen: string): string => `${file}.kw-${gen}.bin`;
 
 /** Every keyword-index file of `file` (generations, sidecar, temporaries). */
 export const keywordFiles = (file: string): string[] => sideFiles(file, "kw");
@@ -155,7 +156,9 @@ export function mapKeywordFile(db: Database, file: string): KeywordFile | null {
   try {
     const path = binPath(file, side.gen);
     const buf = Bun.mmap(path, { shared: false });
-    if (!intactGeneration(path, side.bytes, side.digest, () => Bun.hash(buf).toString(16))) return null;
+    const sidecar = keywordSidecarPath(file);
+    const g: Generation = { path, gen: side.gen, sidecar, bytes: side.bytes, digest: side.digest, method: "whole" };
+    if (!intactGeneration(g, () => Bun.hash(buf).toString(16))) return null;
     const v = views(buf, layoutOf(side.rows, side.terms, side.postings, -1));
     // Bounds the loops trust: offsets rise within the arrays.
     const ts = v.termStart;
@@ -242,7 +245,7 @@ function save(file: string, buf: Uint8Array, s: Omit<KwSidecar, "gen" | "digest"
   writeFileSync(binPath(file, gen), buf);
   const side: KwSidecar = { ...s, gen, digest: Bun.hash(buf).toString(16) };
   commitGeneration(keywordSidecarPath(file), binPath(file, gen), side);
-  // Older generations go with their stamps (side-builds.ts `intactGeneration`).
+  // Older generations go with their stamps (generation-check.ts).
   const keep = basename(binPath(file, gen));
   for (const f of keywordFiles(file)) {
     const name = basename(f);

@@ -2,24 +2,26 @@
  * The keyword index beside FTS5 (keyword-index.ts): every caller's keyword leg through it gives
  * FTS5's own bm25() scores, the same doubles, and the same chunks; changes after its build are
  * honoured (deleted chunks never come back, added ones are found), also after a reload from
- * disk; a reused seq or a trimmed log stops it until it is rebuilt; a damaged file is not used;
+ * disk; a reused seq or a trimmed log stops it until it is rebuilt; a damaged file is not used,
+ * also when only a scrub finds the damage; a holder maps a generation another thread committed;
  * and through the adapter, a tenant's searches are the same before, during and after its build.
  * The contract suite (test/contracts/docindex.test.ts, `minChunks: 0`) runs over it too.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
 import type { LegHit } from "../../domain/documents/fusion.ts";
 import type { AccessContext, DocumentAcl, DocumentMeta } from "../../domain/documents/types.ts";
 import { prng } from "../../test/prng.ts";
+import { scrubsSettled } from "./generation-check.ts";
 import { keywordFiles, keywordSidecarPath } from "./keyword-file.ts";
 import { KeywordIndex } from "./keyword-index.ts";
 import { keywordLeg } from "./keyword-leg.ts";
 import { KeywordRegistry } from "./keyword-registry.ts";
-import { legMeta, rewriteLater, scope } from "./leg-test-support.ts";
+import { legMeta, rewriteLater, rot, scope, settle } from "./leg-test-support.ts";
 import type { LegScope } from "./permitted.ts";
 import { schemaSql } from "./schema.ts";
 import { SqliteDocumentIndex } from "./sqlite.ts";
@@ -228,7 +230,7 @@ describe("keyword index", () => {
     db.close();
   });
 
-  test("a generation is stamped by its writer (side-builds.test.ts), and its stamp goes with it", () => {
+  test("a generation is stamped by its writer (generation-check.test.ts), and its stamp goes with it", () => {
     const { db, file } = corpus("stamp");
     within(db, () => KeywordIndex.build(db, file));
     const bin = keywordFiles(file).find((f) => f.endsWith(".bin")) as string;
@@ -239,6 +241,48 @@ describe("keyword index", () => {
     within(db, () => KeywordIndex.build(db, file));
     expect(existsSync(bin) || existsSync(`${bin}.ok`)).toBe(false);
     expect(keywordFiles(file).filter((f) => f.endsWith(".bin")).length).toBe(1);
+    db.close();
+  });
+
+  test("a registry holding a generation maps the next one another thread or process committed", () => {
+    const { db, file } = corpus("superseded");
+    const opts = { minChunks: 0, syncBuildMax: 1_000_000 };
+    const a = new KeywordRegistry();
+    const b = new KeywordRegistry(); // another search thread
+    const first = within(db, () => b.get(db, file, opts)) as KeywordIndex;
+    writeDocument(db, legMeta(104, OPEN), chunks(prng(5), "E", 20, ONLY_A), DIM);
+    // A builds the next generation (as its builder thread would once the log grew).
+    const next = within(db, () => KeywordIndex.build(db, file)) as KeywordIndex;
+    expect(next.watermark).toBeGreaterThan(first.watermark);
+    expect(within(db, () => a.get(db, file, opts))?.watermark).toBe(next.watermark);
+    // B still held the first: it maps the committed one on its next search, nothing pending.
+    const seen = within(db, () => b.get(db, file, opts)) as KeywordIndex;
+    expect(seen).not.toBe(first);
+    expect(seen.watermark).toBe(next.watermark);
+    expect(seen.pendingOf(db)).toBe(0);
+    db.close();
+  });
+
+  test("a generation a scrub finds rotten is dropped by its holder and rebuilt (generation-check.ts)", async () => {
+    const { db, file } = corpus("rotten");
+    within(db, () => KeywordIndex.build(db, file));
+    const bin = keywordFiles(file).find((f) => f.endsWith(".bin")) as string;
+    // As a later run finds it: stamped long ago, and a byte of its terms rotted since, size and time kept.
+    settle(bin);
+    const st = statSync(bin);
+    const side = JSON.parse(readFileSync(keywordSidecarPath(file), "utf8"));
+    writeFileSync(`${bin}.ok`, `${side.digest}:${st.size}:${st.mtimeMs}:${st.ino}:1000`);
+    rot(bin, st.size - 3);
+    const reg = new KeywordRegistry();
+    const opts = { minChunks: 0, syncBuildMax: 1_000_000 };
+    const trusted = within(db, () => reg.get(db, file, opts)) as KeywordIndex;
+    expect(trusted).not.toBeNull();
+    await scrubsSettled();
+    expect(existsSync(keywordSidecarPath(file))).toBe(false);
+    const rebuilt = within(db, () => reg.get(db, file, opts)) as KeywordIndex;
+    expect(rebuilt).not.toBe(trusted);
+    expect(keywordFiles(file).some((f) => f === bin)).toBe(false);
+    expect(sameAsFts5(db, rebuilt, queries(12))).toBeGreaterThan(2000);
     db.close();
   });
 

@@ -23,7 +23,16 @@
 import type { Database } from "bun:sqlite";
 import { logHead, logTrimmed } from "./ann-index.ts";
 import { averages, type Bm25Row, ftsAmong, ftsCountFrom, ftsTokens, ftsTop, type SeqRange } from "./fts5-reads.ts";
-import { buildKeywordFile, type KeywordFile, lowerBound, mapKeywordFile } from "./keyword-file.ts";
+import { generationRefused } from "./generation-check.ts";
+import {
+  binPath,
+  buildKeywordFile,
+  type KeywordFile,
+  keywordSidecarPath,
+  lowerBound,
+  mapKeywordFile,
+} from "./keyword-file.ts";
+import { sidecarIdentity } from "./side-builds.ts";
 
 // fts5_aux.c, fts5Bm25Function.
 const K1 = 1.2;
@@ -44,6 +53,7 @@ interface Drift {
 
 export class KeywordIndex {
   readonly watermark: number;
+  private readonly gen: string;
   private readonly terms = new Map<string, number>();
   private readonly seqs: Int32Array;
   private readonly lengths: Uint32Array;
@@ -59,7 +69,10 @@ export class KeywordIndex {
   private constructor(
     readonly file: string,
     f: KeywordFile,
+    /** The sidecar's identity when this generation was opened: another commit since supersedes it. */
+    private readonly openedAt: string | null,
   ) {
+    this.gen = f.side.gen;
     this.watermark = f.side.watermark;
     this.seqs = f.seqs;
     this.lengths = f.lengths;
@@ -79,13 +92,27 @@ export class KeywordIndex {
    */
   static build(db: Database, file: string): KeywordIndex | null {
     const f = buildKeywordFile(db, file);
-    return f ? new KeywordIndex(file, f) : null;
+    return f ? new KeywordIndex(file, f, sidecarIdentity(keywordSidecarPath(file))) : null;
   }
 
   /** The saved index of `file` (mapped, not read), or null when absent, stale or damaged. */
   static load(db: Database, file: string): KeywordIndex | null {
+    // Taken before the read: a commit in between only costs one more reopen, never a missed one.
+    const openedAt = sidecarIdentity(keywordSidecarPath(file));
     const f = mapKeywordFile(db, file);
-    return f ? new KeywordIndex(file, f) : null;
+    return f ? new KeywordIndex(file, f, openedAt) : null;
+  }
+
+  /**
+   * True when another generation has been committed since this one was opened (by any thread or
+   * process), or a scrub found this one damaged (generation-check.ts): its holder maps the saved
+   * one instead. One `stat`.
+   */
+  superseded(): boolean {
+    return (
+      sidecarIdentity(keywordSidecarPath(this.file)) !== this.openedAt ||
+      generationRefused(binPath(this.file, this.gen))
+    );
   }
 
   get rows(): number {

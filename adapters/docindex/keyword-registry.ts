@@ -4,8 +4,9 @@
  *
  * - below the ANN's `minChunks` FTS5 answers (it is fast there, and the HNSW threshold is the
  *   one "large tenant" setting);
- * - a held index answers while it is usable for the snapshot; past `rebuildAt` logged changes a
- *   new one is built beside it, and the next search after the build loads that;
+ * - a held index answers while it is usable for the snapshot and still the saved generation;
+ *   past `rebuildAt` logged changes a new one is built beside it, and the next search after the
+ *   build (in any thread) maps that;
  * - an index not held is mapped from its saved file, or built: inline for a small tenant
  *   (`syncBuildMax`), else on a builder thread while FTS5 answers.
  *
@@ -32,9 +33,12 @@ export class KeywordRegistry {
   /** The tenant's keyword index usable in the caller's read transaction, or null: FTS5 answers. */
   get(db: Database, file: string, opts: AnnOptions, count = chunkCount(db)): KeywordIndex | null {
     if (count < opts.minChunks) return null;
-    // Not mapped again while a build runs: the saved file is then the stale or unusable one.
-    let kw = this.held.get(file) ?? (this.builds.has(file) ? null : KeywordIndex.load(db, file));
+    let kw = this.held.get(file) ?? null;
     this.held.delete(file);
+    // A newer generation (this thread's builder, another thread's or process's) or a damaged one.
+    if (kw?.superseded()) kw = null;
+    // Not mapped again while a build runs: the saved file is then the stale or unusable one.
+    if (!kw && !this.builds.has(file)) kw = KeywordIndex.load(db, file);
     if (kw && !kw.usable(db)) kw = null;
     if (kw && kw.pendingOf(db) > rebuildAt(kw.rows)) this.startBuild(file);
     if (!kw && !this.builds.has(file)) {

@@ -2,10 +2,11 @@
  * Shared by the leg tests (permitted.test.ts, keyword-leg.test.ts): a caller's leg scope with
  * no roles, no barriers, no filter and limit 50, overridden per test; an in-memory index file;
  * and the metadata of their numbered test documents. Also by the side-index tests (ann,
- * keyword-index, side-builds): a rewrite of a generation file that a later write would be.
+ * keyword-index, generation-check): a rewrite of a generation file that a later write would be,
+ * and bit rot, which no write shows.
  */
 import { Database } from "bun:sqlite";
-import { utimesSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import * as sqliteVec from "sqlite-vec";
 import type { DocumentAcl, DocumentMeta } from "../../domain/documents/types.ts";
 import type { LegScope } from "./permitted.ts";
@@ -52,4 +53,20 @@ export function rewriteLater(path: string, bytes: Uint8Array): void {
   writeFileSync(path, bytes);
   const t = new Date(Date.now() + 2_000 * ++rewrites);
   utimesSync(path, t, t);
+}
+
+/** Sets a file's time to a whole second a minute ago, which the file system keeps exactly when `rot` sets it again. */
+export function settle(path: string): void {
+  const t = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+  utimesSync(path, t, t);
+}
+
+/** Changes the byte at `at` in place, keeping the file's size, inode and (settled) time: bit rot. */
+export function rot(path: string, at: number): void {
+  const st = statSync(path);
+  const fd = openSync(path, "r+");
+  writeSync(fd, Buffer.from([0x5a]), 0, 1, at);
+  closeSync(fd);
+  utimesSync(path, st.atime, st.mtime);
+  if (statSync(path).mtimeMs !== st.mtimeMs) throw new Error(`rot: ${path} did not keep its time`);
 }

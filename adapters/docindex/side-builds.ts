@@ -3,19 +3,11 @@
  * builds — at most one builder thread per tenant file per search thread, and a failed build is
  * not retried for a while (no rebuild storm on a broken file); the registries (ann-registry.ts,
  * keyword-registry.ts) decide when — and their files beside the tenant file: generations and a
- * sidecar committed by rename.
+ * sidecar committed by rename (generation-check.ts checks a generation before it is used).
  */
-import {
-  existsSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  type Stats,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { stampGeneration } from "./generation-check.ts";
 
 /** A failed background build is not retried for this long. */
 const RETRY_AFTER_MS = 60_000;
@@ -85,6 +77,16 @@ export function newGeneration(): string {
   return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }
 
+/** A sidecar's identity (a commit renames a new file in, so its inode changes), or null when absent. */
+export function sidecarIdentity(sidecar: string): string | null {
+  try {
+    const st = statSync(sidecar);
+    return `${st.ino}:${st.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Commits a side index's new generation, written to `file`: stamps it as hashing to
  * `side.digest` (its writer has just hashed it, so no opener hashes it again), then writes the
@@ -96,67 +98,4 @@ export function commitGeneration(sidecar: string, file: string, side: { gen: str
   const tmp = `${sidecar}.tmp-${side.gen}`;
   writeFileSync(tmp, JSON.stringify(side));
   renameSync(tmp, sidecar);
-}
-
-/**
- * Generation files already checked against their sidecar's digest. A generation never changes
- * once committed, so the check is done once: its result is kept per thread and in a stamp
- * beside the file (`<generation>.ok`: digest, size, modification time, inode), which every
- * other thread and process trusts while the file's size, time and inode still match. Without
- * it each search thread hashed the HNSW graph (1.7 GB, ~0.5 s) and the keyword file (350 MB,
- * ~0.1 s) before its first search of a 1M-chunk tenant. Any write through the file system
- * moves the time, so a damaged or replaced file is hashed (and refused) again; a stamp that
- * cannot be written just means hashing next time. Bit rot that keeps all four is not seen by a
- * later opener (docs/decisions.md). The writer of a generation stamps it (`commitGeneration`),
- * having just hashed it, so no search thread hashes a generation a builder wrote.
- */
-const verified = new Map<string, string>();
-
-/** The stamp file of a generation file. */
-export const stampPath = (path: string): string => `${path}.ok`;
-
-/**
- * Whether generation file `path` is `bytes` long and hashes to `digest`; `hash` (the file's
- * digest as its sidecar records it) runs only when no thread or process has checked this file.
- */
-export function intactGeneration(path: string, bytes: number, digest: string, hash: () => string): boolean {
-  const st = statSync(path);
-  if (st.size !== bytes) return false;
-  const stamp = stampOf(digest, st);
-  if (verified.get(path) === stamp) return true;
-  if (readIfPresent(stampPath(path)) !== stamp) {
-    if (hash() !== digest) return false;
-    writeStamp(path, stamp);
-  }
-  if (verified.size >= 64) verified.clear();
-  verified.set(path, stamp);
-  return true;
-}
-
-/**
- * Stamps generation file `path` as hashing to `digest`, by the writer that has just hashed it,
- * before its sidecar names it: no opener (search thread or process) hashes it again.
- */
-export function stampGeneration(path: string, digest: string): void {
-  writeStamp(path, stampOf(digest, statSync(path)));
-}
-
-function writeStamp(path: string, stamp: string): void {
-  try {
-    writeFileSync(stampPath(path), stamp);
-  } catch {
-    // read-only data dir: the next opener hashes
-  }
-}
-
-function stampOf(digest: string, st: Stats): string {
-  return `${digest}:${st.size}:${st.mtimeMs}:${st.ino}`;
-}
-
-function readIfPresent(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return null;
-  }
 }
