@@ -66,3 +66,16 @@ def _tree(node: dict, x: np.ndarray) -> float:
     while "leaf_value" not in node:
         node = node["left_child"] if x[node["split_feature"]] <= node["threshold"] else node["right_child"]
     return node["leaf_value"]
+
+
+def test_leave_one_out_holds_out_a_dataset_and_scores_it_on_other_rows(tmp_path: Path, capsys) -> None:
+    train_file, test_file = tmp_path / "train.jsonl", tmp_path / "test.jsonl"
+    synthetic(train_file, ["a/bm25", "b", "c"])
+    synthetic(test_file, ["a"], seed=9)
+    main([str(train_file), "--lodo", "--lodo-on", str(test_file)])
+    out = json.loads(capsys.readouterr().out)["lodo"]
+    # Only "a" is scored (the test rows' sets), by a model that saw no rows of dataset a.
+    assert list(out) == ["a"]
+    assert out["a"]["train_queries"] == 80  # b and c; not a/bm25
+    assert out["a"]["test_queries"] == 40
+    assert out["a"]["reranked"] > out["a"]["fused"] + 0.3

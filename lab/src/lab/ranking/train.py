@@ -1,11 +1,13 @@
 """Fit, evaluate (leave one dataset out) and export the hybrid-search reranker.
 
     lab/.venv/bin/python -m lab.ranking.train ROWS.jsonl... --out rank-model.json [--kind linear|trees]
-        [--exclude SET] [--lodo]
+        [--exclude SET] [--lodo [--lodo-on ROWS.jsonl...]]
 
 Rows come from bench/retrieval-eval.ts --dump-features: one per (query, candidate chunk) with
 `set`, `qid`, `doc_id`, `pos` (fused position), `label`, `n_rel` (relevant documents of the
-query) and `x` (the feature vector). Evaluation mirrors the service: candidates re-ordered by
+query) and `x` (the feature vector). `--bm25-only` dumps name their set `<set>/bm25`; leave one
+dataset out holds out every set of one dataset, and `--lodo-on` scores it on other rows (the
+hybrid ones the service sees). Evaluation mirrors the service: candidates re-ordered by
 the model, folded to documents (a document ranks where its best chunk does), nDCG@10 against
 all of the query's relevant documents, not only those among the candidates.
 
@@ -167,11 +169,22 @@ def _node(n: dict) -> dict:
     }
 
 
-def lodo(rows: Rows, kind: str) -> dict[str, dict[str, float]]:
-    """Per held-out set: nDCG@10 of the fused order and of a model trained on the other sets."""
+def base_set(name: str) -> str:
+    """`tatqa/bm25` (keyword-only rows of TAT-QA) → `tatqa`: the dataset a set's rows come from."""
+    return name.split("/", 1)[0]
+
+
+def lodo(rows: Rows, kind: str, test_rows: Rows | None = None) -> dict[str, dict[str, float]]:
+    """
+    Per held-out dataset: nDCG@10 of the fused order and of a model trained on the other
+    datasets' rows. `test_rows` (default: `rows`) are what a held-out dataset is scored on, so a
+    model trained on keyword-only rows of some sets is judged on the hybrid rows the service sees.
+    """
+    test_rows = rows if test_rows is None else test_rows
+    bases = np.array([base_set(s) for s in rows.sets])
     out: dict[str, dict[str, float]] = {}
-    for held in sorted(set(rows.sets)):
-        test, train = rows.where(rows.sets == held), rows.where(rows.sets != held)
+    for held in sorted(set(test_rows.sets)):
+        test, train = test_rows.where(test_rows.sets == held), rows.where(bases != base_set(held))
         model = Reranker(kind).fit(train)
         out[held] = {
             "fused": round(mean_ndcg(test, -test.pos.astype(float)), 4),
@@ -187,17 +200,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("rows", nargs="+", type=Path)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--kind", default="linear", choices=["linear", "trees"])
-    ap.add_argument("--exclude", action="append", default=[], help="leave this set out of training")
+    ap.add_argument("--exclude", action="append", default=[], help="leave this set out (training, --lodo)")
     ap.add_argument("--lodo", action="store_true", help="print leave-one-dataset-out nDCG@10")
+    ap.add_argument("--lodo-on", nargs="+", type=Path, help="rows the held-out sets are scored on")
     a = ap.parse_args(argv)
     rows = load_rows(a.rows)
     names = feature_names()
     if rows.x.shape[1] != len(names):
         raise SystemExit(f"rows have {rows.x.shape[1]} features, rank-features.ts declares {len(names)}")
+    train = rows.where(~np.isin(rows.sets, a.exclude)) if a.exclude else rows
     if a.lodo:
-        print(json.dumps({"kind": a.kind, "lodo": lodo(rows, a.kind)}))
+        test_rows = load_rows(a.lodo_on) if a.lodo_on else None
+        print(json.dumps({"kind": a.kind, "lodo": lodo(train, a.kind, test_rows)}))
     if a.out:
-        train = rows.where(~np.isin(rows.sets, a.exclude)) if a.exclude else rows
         model = Reranker(a.kind).fit(train)
         doc = model.export(names)
         doc["trained_on"] = sorted(set(train.sets))
