@@ -35,10 +35,14 @@ export class KeywordRegistry {
     if (count < opts.minChunks) return null;
     let kw = this.held.get(file) ?? null;
     this.held.delete(file);
-    // A newer generation (this thread's builder, another thread's or process's) or a damaged one.
-    if (kw?.superseded()) kw = null;
-    // Not mapped again while a build runs: the saved file is then the stale or unusable one.
-    if (!kw && !this.builds.has(file)) kw = KeywordIndex.load(db, file);
+    if (kw?.superseded()) {
+      // A newer generation (this thread's builder, another thread's or process's) is mapped
+      // even while a build runs here; a damaged one is not (it no longer loads).
+      kw = KeywordIndex.load(db, file);
+    } else if (!kw && !this.builds.has(file)) {
+      // Not mapped while a build runs: the saved file is then the stale or unusable one.
+      kw = KeywordIndex.load(db, file);
+    }
     if (kw && !kw.usable(db)) kw = null;
     if (kw && kw.pendingOf(db) > rebuildAt(kw.rows)) this.startBuild(file);
     if (!kw && !this.builds.has(file)) {
