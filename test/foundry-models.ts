@@ -140,15 +140,22 @@ export async function killLabWorker({ proc }: LabWorker): Promise<void> {
 /** Waits for a worker started with `once` to exit 0; returns its stderr (killed after timeoutMs). */
 export async function labWorkerDone(worker: LabWorker, timeoutMs = 240_000): Promise<string> {
   const { proc } = worker;
+  let timedOut = false;
   const code =
     proc.exitCode ??
     (await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => void killLabWorker(worker), timeoutMs);
+      const timer = setTimeout(() => {
+        timedOut = true;
+        void killLabWorker(worker);
+      }, timeoutMs);
       proc.once("exit", (c) => {
         clearTimeout(timer);
         resolve(c);
       });
     }));
-  if (code !== 0) throw new Error(`lab worker exited ${code}: ${worker.stderr().slice(-2000)}`);
+  if (code !== 0) {
+    const why = timedOut ? `was still running after ${timeoutMs / 1000} s and was killed` : `exited ${code}`;
+    throw new Error(`lab worker ${why}; its log: ${worker.stderr().slice(-2000) || "(empty)"}`);
+  }
   return worker.stderr();
 }

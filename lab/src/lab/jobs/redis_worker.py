@@ -92,7 +92,11 @@ async def run_redis(
         nonlocal ran
         ran += 1
         handler = handler_for(str(job.name), handlers)
-        return await asyncio.to_thread(handler, _Context(job, loop))
+        # One line at each end, so a job that never ends shows where it stopped.
+        log.info("job started", extra={"job_id": job.id, "job": job.name, "attempt": job.attemptsMade + 1})
+        result = await asyncio.to_thread(handler, _Context(job, loop))
+        log.info("job done", extra={"job_id": job.id, "job": job.name})
+        return result
 
     opts: dict[str, Any] = {
         "connection": url,
