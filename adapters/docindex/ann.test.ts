@@ -7,7 +7,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as sqliteVec from "sqlite-vec";
@@ -17,7 +17,7 @@ import { AnnIndex, annFiles, boundLoggedVectors, sidecarPath } from "./ann-index
 import { annRecallAt10 } from "./ann-recall.ts";
 import { AnnRegistry } from "./ann-registry.ts";
 import { scrubsSettled } from "./generation-check.ts";
-import { rewriteLater, rot, settle } from "./leg-test-support.ts";
+import { rewriteLater, rot, settle, stampFor } from "./leg-test-support.ts";
 import { SqliteDocumentIndex } from "./sqlite.ts";
 
 const DIM = 768;
@@ -259,9 +259,8 @@ describe("HNSW vector leg", () => {
     const third = gen();
     const rotten = annFiles(file).find((f) => f.endsWith(".usearch")) as string;
     settle(rotten);
-    const st = statSync(rotten);
     const digest = JSON.parse(readFileSync(sidecarPath(file), "utf8")).digest;
-    writeFileSync(`${rotten}.ok`, `${digest}:${st.size}:${st.mtimeMs}:${st.ino}:1000`);
+    writeFileSync(`${rotten}.ok`, stampFor(rotten, digest, 1_000));
     rot(rotten, 1000);
     idx = make();
     await answer();

@@ -18,7 +18,7 @@ import {
   stampGeneration,
   stampPath,
 } from "./generation-check.ts";
-import { rewriteLater, rot, settle } from "./leg-test-support.ts";
+import { rewriteLater, rot, settle, stampFor, stampIdentity } from "./leg-test-support.ts";
 
 const root = mkdtempSync(join(tmpdir(), "cairn-side-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -34,15 +34,6 @@ function counting(digest: () => string) {
   };
   return c;
 }
-
-/** What a stamp vouches for: the digest, and the file's size, modification time and inode. */
-const identity = (path: string, digest: string) => {
-  const st = statSync(path);
-  return `${digest}:${st.size}:${st.mtimeMs}:${st.ino}`;
-};
-
-/** The stamp another thread or process leaves after hashing `path` at `hashedAt`. */
-const stampFor = (path: string, digest: string, hashedAt = Date.now()) => `${identity(path, digest)}:${hashedAt}`;
 
 /** A committed generation of `bytes` (keyword-file layout: wyhash of the whole file), with its sidecar. */
 function generation(name: string, bytes: Uint8Array): Generation {
@@ -61,7 +52,7 @@ describe("intactGeneration", () => {
     const h = counting(() => Bun.hash(readFileSync(g.path)).toString(16));
     expect(intactGeneration(g, h.hash)).toBe(true);
     expect(h.calls).toBe(1);
-    expect(readFileSync(stampPath(g.path), "utf8").startsWith(`${identity(g.path, g.digest)}:`)).toBe(true);
+    expect(readFileSync(stampPath(g.path), "utf8").startsWith(`${stampIdentity(g.path, g.digest)}:`)).toBe(true);
     expect(intactGeneration(g, h.hash)).toBe(true);
     expect(h.calls).toBe(1);
     // Wrong size: refused without hashing.
@@ -109,14 +100,14 @@ describe("scrubbing a stamp from an earlier run", () => {
   test("an intact file is trusted at once, hashed in the background, and its stamp re-dated", async () => {
     const g = generation("s1", Buffer.from("postings ".repeat(3000)));
     settle(g.path);
-    writeFileSync(stampPath(g.path), identity(g.path, g.digest)); // as written before scrubs existed
+    writeFileSync(stampPath(g.path), stampIdentity(g.path, g.digest)); // as written before scrubs existed
     const h = counting(() => "never used");
     const before = Date.now();
     expect(intactGeneration(g, h.hash)).toBe(true);
     expect(h.calls).toBe(0);
     await scrubsSettled();
     const stamp = readFileSync(stampPath(g.path), "utf8");
-    expect(stamp.startsWith(`${identity(g.path, g.digest)}:`)).toBe(true);
+    expect(stamp.startsWith(`${stampIdentity(g.path, g.digest)}:`)).toBe(true);
     expect(Number(stamp.split(":").at(-1))).toBeGreaterThanOrEqual(before);
     expect(existsSync(g.sidecar)).toBe(true);
     expect(generationRefused(g.path)).toBe(false);

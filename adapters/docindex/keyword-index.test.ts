@@ -21,7 +21,7 @@ import { keywordFiles, keywordSidecarPath } from "./keyword-file.ts";
 import { KeywordIndex } from "./keyword-index.ts";
 import { keywordLeg } from "./keyword-leg.ts";
 import { KeywordRegistry } from "./keyword-registry.ts";
-import { legMeta, rewriteLater, rot, scope, settle } from "./leg-test-support.ts";
+import { legMeta, rewriteLater, rot, scope, settle, stampFor } from "./leg-test-support.ts";
 import type { LegScope } from "./permitted.ts";
 import { schemaSql } from "./schema.ts";
 import { SqliteDocumentIndex } from "./sqlite.ts";
@@ -271,7 +271,7 @@ describe("keyword index", () => {
     settle(bin);
     const st = statSync(bin);
     const side = JSON.parse(readFileSync(keywordSidecarPath(file), "utf8"));
-    writeFileSync(`${bin}.ok`, `${side.digest}:${st.size}:${st.mtimeMs}:${st.ino}:1000`);
+    writeFileSync(`${bin}.ok`, stampFor(bin, side.digest, 1_000));
     rot(bin, st.size - 3);
     const reg = new KeywordRegistry();
     const opts = { minChunks: 0, syncBuildMax: 1_000_000 };

@@ -3,7 +3,7 @@
  * no roles, no barriers, no filter and limit 50, overridden per test; an in-memory index file;
  * and the metadata of their numbered test documents. Also by the side-index tests (ann,
  * keyword-index, generation-check): a rewrite of a generation file that a later write would be,
- * and bit rot, which no write shows.
+ * bit rot, which no write shows, and the stamp a check leaves.
  */
 import { Database } from "bun:sqlite";
 import { closeSync, openSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
@@ -70,3 +70,13 @@ export function rot(path: string, at: number): void {
   utimesSync(path, st.atime, st.mtime);
   if (statSync(path).mtimeMs !== st.mtimeMs) throw new Error(`rot: ${path} did not keep its time`);
 }
+
+/** What a generation's stamp vouches for: generation-check.ts's format, restated as the tests' oracle. */
+export function stampIdentity(path: string, digest: string): string {
+  const st = statSync(path);
+  return `${digest}:${st.size}:${st.mtimeMs}:${st.ino}`;
+}
+
+/** The stamp a thread or process leaves after hashing `path` at `hashedAt` (long ago: an earlier run). */
+export const stampFor = (path: string, digest: string, hashedAt = Date.now()): string =>
+  `${stampIdentity(path, digest)}:${hashedAt}`;
