@@ -143,6 +143,54 @@ describe("NewsHub fan-out under random backpressure", () => {
     expect(totalDropped).toBeGreaterThan(0);
     await hub.close();
   });
+
+  test("recipients of one article each get their own seq and dropped, shared frames or not", async () => {
+    const hub = new NewsHub({ pubsub: null, channel: "unused", logger: quiet, queueSize: 8 });
+    const open = (n: number, filter: NewsFilter) => {
+      const sink = new RecordingSink();
+      const sub = hub.connect(sink, meta(n));
+      if (!sub) throw new Error("hub refused a connection");
+      hub.setFilter(sub, filter);
+      return { sink, sub };
+    };
+    const post = (title: string, tickers: string[]) => hub.publish(makeArticle({ title, company_tickers: tickers }));
+    // a and b agree on every counter; c follows one ticker; d refuses one frame; e comes late.
+    const a = open(1, {}).sink;
+    const b = open(2, {}).sink;
+    const c = open(3, { tickers: ["AAA"] }).sink;
+    const { sink: d, sub: dSub } = open(4, {});
+    await post("one", ["BBB"]);
+    d.status = () => 0;
+    await post("two", ["AAA"]);
+    d.status = (t) => t.length;
+    dSub.drain();
+    const e = open(5, {}).sink;
+    await post("three", ["AAA"]);
+    await post("four", ["BBB"]);
+    const seen = (s: RecordingSink) => s.articles().map((f) => [f.seq, f.dropped, f.data.title]);
+    const all = [
+      [1, 0, "one"],
+      [2, 0, "two"],
+      [3, 0, "three"],
+      [4, 0, "four"],
+    ];
+    expect(seen(a)).toEqual(all);
+    expect(seen(b)).toEqual(all);
+    expect(seen(c)).toEqual([
+      [1, 0, "two"],
+      [2, 0, "three"],
+    ]);
+    expect(seen(d)).toEqual([
+      [1, 0, "one"],
+      [2, 1, "three"],
+      [3, 1, "four"],
+    ]);
+    expect(seen(e)).toEqual([
+      [1, 0, "three"],
+      [2, 0, "four"],
+    ]);
+    await hub.close();
+  });
 });
 
 describe("NewsHub across instances (in-memory bus)", () => {

@@ -24,6 +24,7 @@ import {
   type HubArticle,
   type NewsSink,
   NewsSubscriber,
+  SharedFrames,
   type SubscriberMeta,
   type SubscriberStats,
 } from "./subscriber.ts";
@@ -108,8 +109,10 @@ export class NewsHub implements NewsPublisher {
   private readonly subOpts: { queueSize: number; queueBytes: number };
   /** The article being fanned out; read by `deliver`, so the match loop allocates no closure. */
   private delivering: HubArticle | null = null;
+  /** The delivering article's frames, shared by recipients whose `seq` and `dropped` agree. */
+  private readonly frames = new SharedFrames();
   private readonly deliver = (sub: NewsSubscriber): void => {
-    sub.offer(this.delivering as HubArticle);
+    sub.offer(this.delivering as HubArticle, this.frames);
   };
   private hseq = 0;
   private unsubscribe: (() => Promise<void>) | null = null;
@@ -299,10 +302,12 @@ export class NewsHub implements NewsPublisher {
     };
     this.ring.push(entry);
     this.delivering = entry;
+    this.frames.reset();
     try {
       this.counts.matched += this.index.match(article, this.deliver);
     } finally {
       this.delivering = null;
+      this.frames.reset();
     }
     return true;
   }

@@ -81,6 +81,31 @@ export interface SubscriberStats {
 
 const wireLength = (a: HubArticle): number => a.wire.length;
 
+/**
+ * The article frames already built for the article being fanned out, by `seq`, for
+ * subscribers that have lost nothing (`"dropped":0`): recipients whose counters agree get
+ * the same string, so it is built and made flat (on its first send) once, as a bare
+ * broadcast's frame is, instead of once per recipient. The bytes each connection receives
+ * are unchanged. Subscribers connected together with the same or similar filters share
+ * most; the hub resets it before each article, so it holds one article's frames at most.
+ */
+export class SharedFrames {
+  private readonly bySeq = new Map<number, string>();
+
+  reset(): void {
+    this.bySeq.clear();
+  }
+
+  frame(seq: number, a: HubArticle): string {
+    let text = this.bySeq.get(seq);
+    if (text === undefined) {
+      text = `{"type":"article","seq":${seq},"dropped":0,"data":${a.wire}}`;
+      this.bySeq.set(seq, text);
+    }
+    return text;
+  }
+}
+
 export class NewsSubscriber {
   /** Created the first time the socket backs up, then kept (a reader that stalled once may again). */
   private box: Mailbox<HubArticle> | null = null;
@@ -112,10 +137,10 @@ export class NewsSubscriber {
    * An article that matched this connection's filter: written now while the socket takes
    * frames, else queued (the oldest is evicted, and counted, when the queue is full).
    */
-  offer(a: HubArticle): void {
+  offer(a: HubArticle, shared: SharedFrames | null = null): void {
     if (this.closed) return;
     if (this.blocked) this.queue().offer(a);
-    else this.write(a);
+    else this.write(a, shared);
   }
 
   /**
@@ -195,17 +220,22 @@ export class NewsSubscriber {
       if (next === undefined || next.done) return;
       const a = next.value;
       if (a.hseq <= this.filterSince && !matchesCompiled(this.compiled, a.article)) continue;
-      this.write(a);
+      this.write(a, null);
     }
   }
 
   /**
    * One article frame. The envelope is spliced around the shared encoding in one template:
-   * no per-recipient object or stringify.
+   * no per-recipient object or stringify; taken from `shared` when another recipient of
+   * this article already has the same frame.
    */
-  private write(a: HubArticle): void {
+  private write(a: HubArticle, shared: SharedFrames | null): void {
     const seq = this.sent + 1;
-    const status = this.sink.sendText(`{"type":"article","seq":${seq}${this.tail}${a.wire}}`);
+    const text =
+      shared !== null && this.lost === 0
+        ? shared.frame(seq, a)
+        : `{"type":"article","seq":${seq}${this.tail}${a.wire}}`;
+    const status = this.sink.sendText(text);
     if (status > 0) {
       this.sent = seq;
       return;
