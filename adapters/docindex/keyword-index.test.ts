@@ -3,7 +3,8 @@
  * FTS5's own bm25() scores, the same doubles, and the same chunks; changes after its build are
  * honoured (deleted chunks never come back, added ones are found), also after a reload from
  * disk; a reused seq or a trimmed log stops it until it is rebuilt; a damaged file is not used,
- * also when only a scrub finds the damage; a holder maps a generation another thread committed;
+ * also when only a scrub finds the damage; a holder maps a generation another thread committed
+ * (also while its own build runs);
  * and through the adapter, a tenant's searches are the same before, during and after its build.
  * The contract suite (test/contracts/docindex.test.ts, `minChunks: 0`) runs over it too.
  */
@@ -20,7 +21,7 @@ import { scrubsSettled } from "./generation-check.ts";
 import { keywordFiles, keywordSidecarPath } from "./keyword-file.ts";
 import { KeywordIndex } from "./keyword-index.ts";
 import { keywordLeg } from "./keyword-leg.ts";
-import { KeywordRegistry } from "./keyword-registry.ts";
+import { KeywordRegistry, rebuildAt } from "./keyword-registry.ts";
 import { legMeta, rewriteLater, rot, scope, settle, stampFor } from "./leg-test-support.ts";
 import type { LegScope } from "./permitted.ts";
 import { schemaSql } from "./schema.ts";
@@ -260,6 +261,30 @@ describe("keyword index", () => {
     expect(seen).not.toBe(first);
     expect(seen.watermark).toBe(next.watermark);
     expect(seen.pendingOf(db)).toBe(0);
+    db.close();
+  });
+
+  test("a holder whose own build is running still maps the generation another thread committed", async () => {
+    const { db, file } = corpus("busy");
+    const opts = { minChunks: 0, syncBuildMax: 1_000_000 };
+    const b = new KeywordRegistry();
+    const first = within(db, () => b.get(db, file, opts)) as KeywordIndex;
+    // More logged changes than rebuildAt: B's next search starts its own build on a builder thread.
+    writeDocument(db, legMeta(105, OPEN), chunks(prng(6), "F", rebuildAt(first.rows) + 1, ONLY_A), DIM);
+    expect(within(db, () => b.get(db, file, opts))).toBe(first);
+    expect(b.isBuilding(file)).toBe(true);
+    // Another thread commits a generation first. All of this runs in one turn of the event loop,
+    // so B's build cannot report in between; its thread may have saved its own generation by now,
+    // and either is newer than the one B holds.
+    const other = within(db, () => KeywordIndex.build(db, file)) as KeywordIndex;
+    const seen = within(db, () => b.get(db, file, opts)) as KeywordIndex;
+    expect(b.isBuilding(file)).toBe(true);
+    expect(seen).not.toBe(first);
+    expect(seen.watermark).toBeGreaterThanOrEqual(other.watermark);
+    expect(seen.pendingOf(db)).toBe(0);
+    expect(sameAsFts5(db, seen, queries(13))).toBeGreaterThan(2000);
+    for (let i = 0; i < 500 && b.isBuilding(file); i++) await Bun.sleep(10);
+    b.close();
     db.close();
   });
 
