@@ -165,6 +165,9 @@ export class AnnIndex {
   private unsaved = 0;
   /** A view's sidecar identity when it was opened: another commit since supersedes it. */
   private openedAt: string | null = null;
+  /** A view's generation file (a scrub may refuse it). */
+  private viewedPath = "";
+  private readonly sidecar: string;
   /** Viewed base only: chunks added since its watermark, and every seq logged since (stale in the base). */
   private delta: Index | null = null;
   private readonly masked: Set<number> | null;
@@ -180,6 +183,7 @@ export class AnnIndex {
     private gen: string | null,
   ) {
     this.masked = mutable ? null : new Set();
+    this.sidecar = sidecarPath(file);
   }
 
   get size(): number {
@@ -209,10 +213,7 @@ export class AnnIndex {
    */
   superseded(): boolean {
     if (this.mutable) return false;
-    return (
-      sidecarIdentity(sidecarPath(this.file)) !== this.openedAt ||
-      generationRefused(indexPath(this.file, this.gen ?? ""))
-    );
+    return sidecarIdentity(this.sidecar) !== this.openedAt || generationRefused(this.viewedPath);
   }
 
   /** Builds from every vector in `chunks_vec`; run it inside a read transaction (one snapshot). */
@@ -244,19 +245,13 @@ export class AnnIndex {
    */
   static load(db: Database, file: string, dim: number, how: AnnOpen = "view"): AnnIndex | null {
     // Taken before the read: a commit in between only costs one more reopen, never a missed one.
-    const openedAt = sidecarIdentity(sidecarPath(file));
+    const sidecar = sidecarPath(file);
+    const openedAt = sidecarIdentity(sidecar);
     const side = readSidecar(db, file, dim);
     if (!side) return null;
     const path = indexPath(file, side.gen);
     try {
-      const g: Generation = {
-        path,
-        gen: side.gen,
-        sidecar: sidecarPath(file),
-        bytes: side.bytes,
-        digest: side.digest,
-        method: "blocks",
-      };
+      const g: Generation = { path, gen: side.gen, sidecar, bytes: side.bytes, digest: side.digest, method: "blocks" };
       if (!intactGeneration(g)) return null;
       const index = newIndex(dim, side.count);
       if (how === "view") index.view(path);
@@ -264,6 +259,7 @@ export class AnnIndex {
       if (index.dimensions() !== dim || index.size() !== side.count) return null;
       const ann = new AnnIndex(file, dim, index, how === "load", side.namespace, side.watermark, side.gen);
       ann.openedAt = openedAt;
+      ann.viewedPath = path;
       return ann.catchUp(db) ? ann : null;
     } catch {
       return null; // truncated, corrupt or replaced meanwhile: the caller rebuilds or retries
@@ -356,7 +352,7 @@ export class AnnIndex {
       bytes: statSync(path).size,
       digest: digestOf(path, "blocks"),
     };
-    commitGeneration(sidecarPath(this.file), path, side);
+    commitGeneration(this.sidecar, path, side);
     // Threads still viewing the old generation keep their mapping (unlinking does not unmap).
     if (this.gen) {
       rmSync(indexPath(this.file, this.gen), { force: true });

@@ -41,8 +41,11 @@ export interface Generation {
   method: DigestMethod;
 }
 
+/** The `whole` digest of bytes in memory (the writer's buffer, or the mapped file). */
+export const wholeDigest = (bytes: Uint8Array): string => Bun.hash(bytes).toString(16);
+
 export function digestOf(path: string, method: DigestMethod): string {
-  if (method === "whole") return Bun.hash(Bun.mmap(path, { shared: false })).toString(16);
+  if (method === "whole") return wholeDigest(Bun.mmap(path, { shared: false }));
   const block = new Uint8Array(16 << 20);
   const fd = openSync(path, "r");
   try {

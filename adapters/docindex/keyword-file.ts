@@ -20,7 +20,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { logHead, namespaceId } from "./ann-index.ts";
 import { varintSum } from "./fts5-reads.ts";
-import { type Generation, intactGeneration } from "./generation-check.ts";
+import { type Generation, intactGeneration, wholeDigest } from "./generation-check.ts";
 import { commitGeneration, newGeneration, removeSideFiles, sideFiles } from "./side-builds.ts";
 
 /** Bumped when the file layout changes: older files are rebuilt. */
@@ -158,7 +158,7 @@ export function mapKeywordFile(db: Database, file: string): KeywordFile | null {
     const buf = Bun.mmap(path, { shared: false });
     const sidecar = keywordSidecarPath(file);
     const g: Generation = { path, gen: side.gen, sidecar, bytes: side.bytes, digest: side.digest, method: "whole" };
-    if (!intactGeneration(g, () => Bun.hash(buf).toString(16))) return null;
+    if (!intactGeneration(g, () => wholeDigest(buf))) return null;
     const v = views(buf, layoutOf(side.rows, side.terms, side.postings, -1));
     // Bounds the loops trust: offsets rise within the arrays.
     const ts = v.termStart;
@@ -243,7 +243,7 @@ function views(buf: Uint8Array, l: Layout): Omit<KeywordFile, "side"> {
 function save(file: string, buf: Uint8Array, s: Omit<KwSidecar, "gen" | "digest">): KwSidecar {
   const gen = newGeneration();
   writeFileSync(binPath(file, gen), buf);
-  const side: KwSidecar = { ...s, gen, digest: Bun.hash(buf).toString(16) };
+  const side: KwSidecar = { ...s, gen, digest: wholeDigest(buf) };
   commitGeneration(keywordSidecarPath(file), binPath(file, gen), side);
   // Older generations go with their stamps (generation-check.ts).
   const keep = basename(binPath(file, gen));

@@ -53,7 +53,9 @@ interface Drift {
 
 export class KeywordIndex {
   readonly watermark: number;
-  private readonly gen: string;
+  /** The sidecar and this generation's file: `superseded` checks them on every search. */
+  private readonly sidecar: string;
+  private readonly path: string;
   private readonly terms = new Map<string, number>();
   private readonly seqs: Int32Array;
   private readonly lengths: Uint32Array;
@@ -72,7 +74,8 @@ export class KeywordIndex {
     /** The sidecar's identity when this generation was opened: another commit since supersedes it. */
     private readonly openedAt: string | null,
   ) {
-    this.gen = f.side.gen;
+    this.sidecar = keywordSidecarPath(file);
+    this.path = binPath(file, f.side.gen);
     this.watermark = f.side.watermark;
     this.seqs = f.seqs;
     this.lengths = f.lengths;
@@ -109,10 +112,7 @@ export class KeywordIndex {
    * one instead. One `stat`.
    */
   superseded(): boolean {
-    return (
-      sidecarIdentity(keywordSidecarPath(this.file)) !== this.openedAt ||
-      generationRefused(binPath(this.file, this.gen))
-    );
+    return sidecarIdentity(this.sidecar) !== this.openedAt || generationRefused(this.path);
   }
 
   get rows(): number {
