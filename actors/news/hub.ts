@@ -302,7 +302,6 @@ export class NewsHub implements NewsPublisher {
     };
     this.ring.push(entry);
     this.delivering = entry;
-    this.frames.reset();
     try {
       this.counts.matched += this.index.match(article, this.deliver);
     } finally {

@@ -81,13 +81,21 @@ export interface SubscriberStats {
 
 const wireLength = (a: HubArticle): number => a.wire.length;
 
+/** `,"dropped":<lost>,"data":`: the part of an article frame between `seq` and the article. */
+const tailOf = (lost: number): string => `,"dropped":${lost},"data":`;
+const NO_LOSS = tailOf(0);
+
+/** An article frame: the envelope spliced around the shared encoding, no object or stringify. */
+const articleFrame = (seq: number, tail: string, a: HubArticle): string =>
+  `{"type":"article","seq":${seq}${tail}${a.wire}}`;
+
 /**
  * The article frames already built for the article being fanned out, by `seq`, for
  * subscribers that have lost nothing (`"dropped":0`): recipients whose counters agree get
  * the same string, so it is built and made flat (on its first send) once, as a bare
  * broadcast's frame is, instead of once per recipient. The bytes each connection receives
  * are unchanged. Subscribers connected together with the same or similar filters share
- * most; the hub resets it before each article, so it holds one article's frames at most.
+ * most; the hub empties it after each article, so it holds one article's frames at most.
  */
 export class SharedFrames {
   private readonly bySeq = new Map<number, string>();
@@ -99,7 +107,7 @@ export class SharedFrames {
   frame(seq: number, a: HubArticle): string {
     let text = this.bySeq.get(seq);
     if (text === undefined) {
-      text = `{"type":"article","seq":${seq},"dropped":0,"data":${a.wire}}`;
+      text = articleFrame(seq, NO_LOSS, a);
       this.bySeq.set(seq, text);
     }
     return text;
@@ -115,7 +123,7 @@ export class NewsSubscriber {
   private sent = 0;
   private lost = 0;
   /** `,"dropped":<lost>,"data":`, rebuilt only when `lost` changes (rarely), not per frame. */
-  private tail = ',"dropped":0,"data":';
+  private tail = NO_LOSS;
   /** The lost count when the current run of losses began; -1 when none is running. */
   private lostAtEpisodeStart = -1;
   /** The socket reported backpressure: articles queue until `drain`. Invariant: not blocked => queue empty. */
@@ -225,16 +233,12 @@ export class NewsSubscriber {
   }
 
   /**
-   * One article frame. The envelope is spliced around the shared encoding in one template:
-   * no per-recipient object or stringify; taken from `shared` when another recipient of
-   * this article already has the same frame.
+   * One article frame (`articleFrame`), taken from `shared` when another recipient of this
+   * article already has the same one.
    */
   private write(a: HubArticle, shared: SharedFrames | null): void {
     const seq = this.sent + 1;
-    const text =
-      shared !== null && this.lost === 0
-        ? shared.frame(seq, a)
-        : `{"type":"article","seq":${seq}${this.tail}${a.wire}}`;
+    const text = shared !== null && this.lost === 0 ? shared.frame(seq, a) : articleFrame(seq, this.tail, a);
     const status = this.sink.sendText(text);
     if (status > 0) {
       this.sent = seq;
@@ -253,7 +257,7 @@ export class NewsSubscriber {
     const first = this.lostAtEpisodeStart < 0;
     if (first) this.lostAtEpisodeStart = this.lost;
     this.lost += n;
-    this.tail = `,"dropped":${this.lost},"data":`;
+    this.tail = tailOf(this.lost);
     this.hooks.onLost(this, n, first);
   }
 }
