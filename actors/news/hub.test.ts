@@ -38,6 +38,8 @@ class RecordingSink implements NewsSink {
 
 const meta = (n: number) => ({ conn_id: `c${n}`, tenant_id: "t", user_id: n });
 const tick = () => new Promise<void>((r) => setTimeout(r, 0));
+/** The end of the current event-loop turn: what the hub held is written by then. */
+const turn = () => new Promise<void>((r) => setImmediate(r));
 
 describe("NewsHub fan-out under random backpressure", () => {
   test("seq is contiguous, dropped only grows, every frame matched, and nothing vanishes", async () => {
@@ -103,6 +105,9 @@ describe("NewsHub fan-out under random backpressure", () => {
         const c = rng.pick(conns);
         c.congested = false;
         c.sub.drain();
+      } else if (op < 0.4) {
+        // The turn ends: what the hub held is written (refilters and drains fall inside turns).
+        await turn();
       } else {
         const a = randomArticle(rng, tickers);
         published.set(a.article_id, a);
@@ -116,6 +121,7 @@ describe("NewsHub fan-out under random backpressure", () => {
       }
     }
     // Let every connection drain completely.
+    await turn();
     for (let round = 0; round < 1_000 && conns.some((c) => c.sub.stats().queued > 0); round++) {
       for (const c of conns) {
         c.sink.status = (t) => t.length;
@@ -153,7 +159,10 @@ describe("NewsHub fan-out under random backpressure", () => {
       hub.setFilter(sub, filter);
       return { sink, sub };
     };
-    const post = (title: string, tickers: string[]) => hub.publish(makeArticle({ title, company_tickers: tickers }));
+    const post = async (title: string, tickers: string[]) => {
+      await hub.publish(makeArticle({ title, company_tickers: tickers }));
+      await turn();
+    };
     // a and b agree on every counter; c follows one ticker; d refuses one frame; e comes late.
     const a = open(1, {}).sink;
     const b = open(2, {}).sink;
@@ -189,6 +198,32 @@ describe("NewsHub fan-out under random backpressure", () => {
       [1, 0, "three"],
       [2, 0, "four"],
     ]);
+    await hub.close();
+  });
+});
+
+describe("NewsHub turns", () => {
+  test("a socket that throws is logged and keeps neither the others nor its own next turn from frames", async () => {
+    const errors: object[] = [];
+    const hub = new NewsHub({ pubsub: null, channel: "unused", logger: { ...quiet, error: (o) => errors.push(o) } });
+    const sinks = [new RecordingSink(), new RecordingSink(), new RecordingSink()];
+    for (const [i, sink] of sinks.entries()) hub.connect(sink, meta(i));
+    const bad = sinks[1] as RecordingSink;
+    bad.status = () => {
+      throw new Error("socket gone wrong");
+    };
+    await hub.publish(makeArticle({ title: "one" }));
+    await hub.publish(makeArticle({ title: "two" }));
+    await turn();
+    const titles = (s: RecordingSink) => s.articles().map((f) => f.data.title);
+    expect(titles(sinks[0] as RecordingSink)).toEqual(["one", "two"]);
+    expect(titles(sinks[2] as RecordingSink)).toEqual(["one", "two"]);
+    expect(errors).toEqual([expect.objectContaining({ conn_id: "c1" })]);
+    bad.status = (t) => t.length;
+    await hub.publish(makeArticle({ title: "three" }));
+    await turn();
+    expect(titles(bad)).toEqual(["three"]);
+    expect(titles(sinks[2] as RecordingSink)).toEqual(["one", "two", "three"]);
     await hub.close();
   });
 });

@@ -7,8 +7,9 @@
  * 1. dedup by article_id against the ring of the last 10,000 articles (spec 8.2);
  * 2. encode the article's wire JSON once (toWire + stringify) for all recipients;
  * 3. find the matching subscribers through the NewsIndex (cost follows the plausible
- *    subscribers, not all of them) and offer the shared entry to each: a subscriber whose
- *    socket takes frames writes it at once, a backed-up one queues it (subscriber.ts);
+ *    subscribers, not all of them) and hold the shared entry for each until the turn ends
+ *    (or `turnFrames` frames are held): then each subscriber writes its articles of the
+ *    turn, one write for several, or queues them if its socket backs up (subscriber.ts);
  * 4. broadcast the article on the pub/sub channel, so every other instance fans it out
  *    to its own subscribers. Local subscribers are served first (no Redis round trip),
  *    and an instance ignores its own broadcast when it comes back (origin check) — and
@@ -48,9 +49,19 @@ export interface NewsHubOptions {
   queueSize?: number;
   /** Per-connection queue bound in bytes of encoded articles (default 8 MiB). */
   queueBytes?: number;
+  /**
+   * Most frames one event-loop turn holds before they are written (default 8,192): bounds
+   * how long the turn's first article waits for the others (~40 ms of sends at ~5 µs each).
+   */
+  turnFrames?: number;
 }
 
-export const NEWS_DEFAULTS = { ringSize: 10_000, queueSize: 200, queueBytes: 8 * 1024 * 1024 } as const;
+export const NEWS_DEFAULTS = {
+  ringSize: 10_000,
+  queueSize: 200,
+  queueBytes: 8 * 1024 * 1024,
+  turnFrames: 8_192,
+} as const;
 
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 
@@ -105,14 +116,35 @@ export class NewsHub implements NewsPublisher {
   private readonly ring: ArticleRing<HubArticle>;
   private readonly subscribers = new Set<NewsSubscriber>();
   private readonly queueSize: number;
+  private readonly turnFrames: number;
   /** One options object for every subscriber (not a copy per connection). */
   private readonly subOpts: { queueSize: number; queueBytes: number };
-  /** The article being fanned out; read by `deliver`, so the match loop allocates no closure. */
-  private delivering: HubArticle | null = null;
-  /** The delivering article's frames, shared by recipients whose `seq` and `dropped` agree. */
-  private readonly frames = new SharedFrames();
-  private readonly deliver = (sub: NewsSubscriber): void => {
-    sub.offer(this.delivering as HubArticle, this.frames);
+  /** Subscribers holding articles of this turn (subscriber.ts "hold"), released when it ends. */
+  private readonly touched: NewsSubscriber[] = [];
+  /** Frames held this turn: at `turnFrames` they are written at once, not at the turn's end. */
+  private heldFrames = 0;
+  /** The article being matched; read by `hold`, so the match loop allocates no closure. */
+  private delivering: SharedFrames | null = null;
+  private readonly hold = (sub: NewsSubscriber): void => {
+    if (sub.hold(this.delivering as SharedFrames)) this.touched.push(sub);
+  };
+  /**
+   * Writes every frame held this turn, each subscriber's under one cork. It runs outside
+   * publish() (setImmediate), so a failing socket is logged, not thrown, and never keeps
+   * the others from their frames.
+   */
+  private readonly release = (): void => {
+    this.heldFrames = 0;
+    const touched = this.touched;
+    for (let i = 0; i < touched.length; i++) {
+      const sub = touched[i] as NewsSubscriber;
+      try {
+        sub.release();
+      } catch (error) {
+        this.opts.logger.error({ err: error, ...sub.meta }, "writing news frames to a subscriber failed");
+      }
+    }
+    touched.length = 0;
   };
   private hseq = 0;
   private unsubscribe: (() => Promise<void>) | null = null;
@@ -153,6 +185,7 @@ export class NewsHub implements NewsPublisher {
     this.ring = new ArticleRing(opts.ringSize ?? NEWS_DEFAULTS.ringSize);
     this.queueSize = opts.queueSize ?? NEWS_DEFAULTS.queueSize;
     this.subOpts = { queueSize: this.queueSize, queueBytes: opts.queueBytes ?? NEWS_DEFAULTS.queueBytes };
+    this.turnFrames = opts.turnFrames ?? NEWS_DEFAULTS.turnFrames;
   }
 
   /** Joins the cross-instance channel; resolves once the subscription is live. */
@@ -288,7 +321,7 @@ export class NewsHub implements NewsPublisher {
     return this.closing;
   }
 
-  /** Dedup, encode once, match and deliver; false for a duplicate. */
+  /** Dedup, encode once, match and hold for the turn's release; false for a duplicate. */
   private accept(article: Article): boolean {
     if (this.ring.has(article.article_id)) {
       this.counts.duplicates++;
@@ -301,13 +334,18 @@ export class NewsHub implements NewsPublisher {
       wire: JSON.stringify(toWire(article)),
     };
     this.ring.push(entry);
-    this.delivering = entry;
+    this.delivering = new SharedFrames(entry);
+    let matched: number;
     try {
-      this.counts.matched += this.index.match(article, this.deliver);
+      matched = this.index.match(article, this.hold);
     } finally {
       this.delivering = null;
-      this.frames.reset();
     }
+    this.counts.matched += matched;
+    if (matched === 0) return true;
+    if (this.heldFrames === 0) setImmediate(this.release);
+    this.heldFrames += matched;
+    if (this.heldFrames >= this.turnFrames) this.release();
     return true;
   }
 

@@ -1,8 +1,8 @@
 /**
- * The subscriber's two paths (subscriber.ts): articles written straight to a socket that
- * takes frames, queued (bounded, drop oldest) while it pushes back, and back again after
- * `drain`. The sink answers with Bun's send codes on demand, so each switch happens at a
- * chosen frame; what is asserted is the frames and counters, never timings.
+ * The subscriber's two paths (subscriber.ts): a turn's articles written straight to a socket
+ * that takes frames when the turn ends, queued (bounded, drop oldest) while it pushes back,
+ * and back again after `drain`. The sink answers with Bun's send codes on demand, so each
+ * switch happens at a chosen frame; what is asserted is the frames and counters, never timings.
  */
 import { describe, expect, test } from "bun:test";
 import type { Article, ArticleWire } from "../../domain/news/types.ts";
@@ -37,14 +37,17 @@ class ScriptedSink implements NewsSink {
 }
 
 const article = (title: string): Article => makeArticle({ title });
+/** The end of the current event-loop turn: what the hub held is written by then. */
+const turn = () => new Promise<void>((r) => setImmediate(r));
 
-async function setup(queueSize: number) {
+async function setup(queueSize: number, turnFrames?: number) {
   const lost: number[] = [];
   const recovered: number[] = [];
   const hub = new NewsHub({
     pubsub: null,
     channel: "unused",
     queueSize,
+    turnFrames,
     logger: {
       ...quiet,
       warn: () => lost.push(1),
@@ -54,17 +57,25 @@ async function setup(queueSize: number) {
   const sink = new ScriptedSink();
   const sub = hub.connect(sink, { conn_id: "c1", tenant_id: "t", user_id: 1 });
   if (!sub) throw new Error("hub refused the connection");
+  /** Publishes the titles in one turn and lets it end. */
   const publish = async (...titles: string[]) => {
     for (const t of titles) await hub.publish(article(t));
+    await turn();
   };
   return { hub, sink, sub, publish, lost, recovered };
 }
 
 describe("NewsSubscriber: direct writes and the queue", () => {
-  test("a reader that keeps up gets each article at publish time, with no queue and no cork", async () => {
+  test("a reader that keeps up gets a turn's articles in one corked write, in order, with no queue", async () => {
     const { hub, sink, sub, publish } = await setup(3);
-    await publish("a1", "a2", "a3", "a4", "a5");
-    // No tick has passed: the frames were written inside publish().
+    await publish("a1");
+    // One article in a turn: written as it is, no cork.
+    expect(sink.seen()).toEqual([[1, 0, "a1"]]);
+    expect(sink.corks).toBe(0);
+    for (const t of ["a2", "a3", "a4", "a5"]) await hub.publish(article(t));
+    // Held until the turn ends, then written together.
+    expect(sink.seen()).toHaveLength(1);
+    await turn();
     expect(sink.seen()).toEqual([
       [1, 0, "a1"],
       [2, 0, "a2"],
@@ -72,8 +83,49 @@ describe("NewsSubscriber: direct writes and the queue", () => {
       [4, 0, "a4"],
       [5, 0, "a5"],
     ]);
+    expect(sink.corks).toBe(1);
     expect(sub.stats()).toMatchObject({ sent: 5, dropped: 0, queued: 0, queuedMax: 0, blocked: false });
+    await hub.close();
+  });
+
+  test("a turn that reaches its frame budget is written at once, not at its end", async () => {
+    const { hub, sink, publish } = await setup(10, 3);
+    await hub.publish(article("a1"));
+    await hub.publish(article("a2"));
+    expect(sink.seen()).toEqual([]);
+    await hub.publish(article("a3"));
+    expect(sink.seen().map((f) => f[2])).toEqual(["a1", "a2", "a3"]);
+    await publish("a4");
+    expect(sink.seen()).toEqual([
+      [1, 0, "a1"],
+      [2, 0, "a2"],
+      [3, 0, "a3"],
+      [4, 0, "a4"],
+    ]);
+    await hub.close();
+  });
+
+  test("an article held when the filter changes is sent only if the new filter matches it", async () => {
+    const { hub, sink, sub } = await setup(10);
+    await hub.publish(makeArticle({ title: "x1", categories: ["earnings"] }));
+    await hub.publish(makeArticle({ title: "x2", categories: ["markets"] }));
+    hub.setFilter(sub, { categories: ["markets"] });
+    await turn();
+    expect(sink.seen()).toEqual([[1, 0, "x2"]]);
+    expect(sub.stats()).toMatchObject({ sent: 1, dropped: 0 });
+    await hub.close();
+  });
+
+  test("a connection that closes before its turn ends is sent nothing of it", async () => {
+    const { hub, sink, sub } = await setup(10);
+    await hub.publish(article("a1"));
+    await hub.publish(article("a2"));
+    hub.disconnect(sub);
+    await turn();
+    // Nothing reaches the closed socket, not even an empty cork.
+    expect(sink.seen()).toEqual([]);
     expect(sink.corks).toBe(0);
+    expect(hub.stats()).toMatchObject({ subscribers: 0, matched: 2 });
     await hub.close();
   });
 
@@ -91,9 +143,10 @@ describe("NewsSubscriber: direct writes and the queue", () => {
     expect(sub.stats()).toMatchObject({ sent: 3, dropped: 2, queued: 3, queuedMax: 3, blocked: true });
     expect(hub.stats().dropped).toBe(2);
     expect(lost).toHaveLength(1); // one warning for the run of losses, not one per article
+    const corks = sink.corks;
     sub.drain();
     // The queue goes out under one cork, then the direct path resumes with the same counters.
-    expect(sink.corks).toBe(1);
+    expect(sink.corks - corks).toBe(1);
     await publish("a9");
     expect(sink.seen()).toEqual([
       [1, 0, "a1"],
@@ -161,15 +214,19 @@ describe("NewsSubscriber: direct writes and the queue", () => {
 
   test("a filter change re-checks what is queued; the direct path only ever sees current matches", async () => {
     const { hub, sink, sub } = await setup(10);
+    const post = async (title: string, category: string) => {
+      await hub.publish(makeArticle({ title, categories: [category] }));
+      await turn();
+    };
     sink.next = "backpressure";
-    await hub.publish(makeArticle({ title: "x1", categories: ["earnings"] }));
+    await post("x1", "earnings");
     sink.next = "ok";
-    await hub.publish(makeArticle({ title: "x2", categories: ["earnings"] }));
-    await hub.publish(makeArticle({ title: "x3", categories: ["markets"] }));
+    await post("x2", "earnings");
+    await post("x3", "markets");
     hub.setFilter(sub, { categories: ["markets"] });
     sub.drain();
-    await hub.publish(makeArticle({ title: "x4", categories: ["earnings"] }));
-    await hub.publish(makeArticle({ title: "x5", categories: ["markets"] }));
+    await post("x4", "earnings");
+    await post("x5", "markets");
     // x2 was queued under the old filter and no longer matches: skipped, not counted lost.
     expect(sink.seen()).toEqual([
       [1, 0, "x1"],

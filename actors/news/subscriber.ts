@@ -3,10 +3,11 @@
  * 200, drop oldest), and the only code that writes articles to its socket.
  *
  * Two paths, one sequence (docs/news.md "The live stream"):
- * - direct: while the socket takes frames (no backpressure reported), each matching
- *   article is written the moment the hub offers it, as a bare broadcast would: no queue,
- *   no per-tick flush, no cork for a single frame. Nothing can be waiting then, because the
- *   queue only fills while the socket is blocked and is emptied before it unblocks.
+ * - direct: while the socket takes frames (no backpressure reported), the articles that
+ *   matched during one event-loop turn are written when the hub releases the turn: one as
+ *   a bare broadcast writes it, several under one cork, so a busy turn costs each socket
+ *   one write instead of one per article. Nothing can be waiting in the queue then,
+ *   because it only fills while the socket is blocked and is emptied before it unblocks.
  * - queued: once Bun reports backpressure (-1) or refuses a frame (0), articles go to a
  *   bounded Mailbox (created then, so a reader that keeps up never pays for one) that
  *   evicts the oldest; on `drain` the queue is written under one cork until it is empty
@@ -90,29 +91,31 @@ const articleFrame = (seq: number, tail: string, a: HubArticle): string =>
   `{"type":"article","seq":${seq}${tail}${a.wire}}`;
 
 /**
- * The article frames already built for the article being fanned out, by `seq`, for
+ * One article of a fan-out turn and the frames already built for it, by `seq`, for
  * subscribers that have lost nothing (`"dropped":0`): recipients whose counters agree get
  * the same string, so it is built and made flat (on its first send) once, as a bare
  * broadcast's frame is, instead of once per recipient. The bytes each connection receives
  * are unchanged. Subscribers connected together with the same or similar filters share
- * most; the hub empties it after each article, so it holds one article's frames at most.
+ * most; the hub drops it with the turn, so it holds one article's frames at most.
  */
 export class SharedFrames {
   private readonly bySeq = new Map<number, string>();
 
-  reset(): void {
-    this.bySeq.clear();
-  }
+  constructor(readonly article: HubArticle) {}
 
-  frame(seq: number, a: HubArticle): string {
+  frame(seq: number): string {
     let text = this.bySeq.get(seq);
     if (text === undefined) {
-      text = articleFrame(seq, NO_LOSS, a);
+      text = articleFrame(seq, NO_LOSS, this.article);
       this.bySeq.set(seq, text);
     }
     return text;
   }
 }
+
+/** The subscriber being released under its cork (one at a time: no closure per release). */
+let releasing: NewsSubscriber | null = null;
+const releaseHeld = (): void => releasing?.writeHeld();
 
 export class NewsSubscriber {
   /** Created the first time the socket backs up, then kept (a reader that stalled once may again). */
@@ -129,6 +132,8 @@ export class NewsSubscriber {
   /** The socket reported backpressure: articles queue until `drain`. Invariant: not blocked => queue empty. */
   private blocked = false;
   private closed = false;
+  /** This turn's articles for this connection, written together by release(). */
+  private held: SharedFrames[] = [];
 
   constructor(
     readonly meta: SubscriberMeta,
@@ -142,13 +147,47 @@ export class NewsSubscriber {
   }
 
   /**
-   * An article that matched this connection's filter: written now while the socket takes
-   * frames, else queued (the oldest is evicted, and counted, when the queue is full).
+   * Holds an article that matched this connection's filter until the hub releases the
+   * turn; true when it is the first one held (the hub lists the connection then).
    */
-  offer(a: HubArticle, shared: SharedFrames | null = null): void {
-    if (this.closed) return;
-    if (this.blocked) this.queue().offer(a);
-    else this.write(a, shared);
+  hold(f: SharedFrames): boolean {
+    this.held.push(f);
+    return this.held.length === 1;
+  }
+
+  /**
+   * Writes the articles held this turn, in order: one straight to the socket, several under
+   * one cork, so they leave in one socket write instead of one each.
+   */
+  release(): void {
+    // Closed since it held them: close() discarded them, and the socket is gone.
+    if (this.held.length === 0) return;
+    try {
+      if (this.held.length === 1) this.writeHeld();
+      else {
+        releasing = this;
+        this.sink.cork(releaseHeld);
+      }
+    } finally {
+      releasing = null;
+      this.held.length = 0;
+    }
+  }
+
+  /**
+   * release()'s body. Each article is written while the socket takes frames, else queued
+   * (the oldest is evicted, and counted, when the queue is full). One held under a filter
+   * replaced since is checked again, as a queued one is (pump): after filter_applied, only
+   * matches of the new filter go out.
+   */
+  writeHeld(): void {
+    for (const f of this.held) {
+      if (this.closed) return;
+      const a = f.article;
+      if (a.hseq <= this.filterSince && !matchesCompiled(this.compiled, a.article)) continue;
+      if (this.blocked) this.queue().offer(a);
+      else this.write(a, f);
+    }
   }
 
   /**
@@ -190,6 +229,7 @@ export class NewsSubscriber {
   /** Stops for good; queued articles are discarded. The socket is closed by its owner. */
   close(): void {
     this.closed = true;
+    this.held.length = 0;
     this.box?.close("closed", { discard: true });
   }
 
@@ -238,7 +278,7 @@ export class NewsSubscriber {
    */
   private write(a: HubArticle, shared: SharedFrames | null): void {
     const seq = this.sent + 1;
-    const text = shared !== null && this.lost === 0 ? shared.frame(seq, a) : articleFrame(seq, this.tail, a);
+    const text = shared !== null && this.lost === 0 ? shared.frame(seq) : articleFrame(seq, this.tail, a);
     const status = this.sink.sendText(text);
     if (status > 0) {
       this.sent = seq;
