@@ -7,9 +7,10 @@
  * 1. dedup by article_id against the ring of the last 10,000 articles (spec 8.2);
  * 2. encode the article's wire JSON once (toWire + stringify) for all recipients;
  * 3. find the matching subscribers through the NewsIndex (cost follows the plausible
- *    subscribers, not all of them) and hold the shared entry for each until the turn ends
- *    (or `turnFrames` frames are held): then each subscriber writes its articles of the
- *    turn, one write for several, or queues them if its socket backs up (subscriber.ts);
+ *    subscribers, not all of them) and write the shared entry to each: the event-loop
+ *    turn's first article at once, later ones of the same turn held until it ends (or
+ *    `turnFrames` frames are held), when each subscriber writes them together, one socket
+ *    write for several, or queues them if its socket backs up (subscriber.ts);
  * 4. broadcast the article on the pub/sub channel, so every other instance fans it out
  *    to its own subscribers. Local subscribers are served first (no Redis round trip),
  *    and an instance ignores its own broadcast when it comes back (origin check) — and
@@ -123,15 +124,21 @@ export class NewsHub implements NewsPublisher {
   private readonly touched: NewsSubscriber[] = [];
   /** Frames held this turn: at `turnFrames` they are written at once, not at the turn's end. */
   private heldFrames = 0;
+  /** An article was published in this event-loop turn; `endTurn` runs when it ends. */
+  private turnOpen = false;
   /** The article being matched; read by `hold`, so the match loop allocates no closure. */
   private delivering: SharedFrames | null = null;
   private readonly hold = (sub: NewsSubscriber): void => {
     if (sub.hold(this.delivering as SharedFrames)) this.touched.push(sub);
   };
+  private readonly endTurn = (): void => {
+    this.turnOpen = false;
+    this.release();
+  };
   /**
-   * Writes every frame held this turn, each subscriber's under one cork. It runs outside
-   * publish() (setImmediate), so a failing socket is logged, not thrown, and never keeps
-   * the others from their frames.
+   * Writes every frame held, each subscriber's under one cork. A failing socket is logged,
+   * not thrown (the turn's end runs outside publish()), and never keeps the others from
+   * their frames.
    */
   private readonly release = (): void => {
     this.heldFrames = 0;
@@ -342,8 +349,14 @@ export class NewsHub implements NewsPublisher {
       this.delivering = null;
     }
     this.counts.matched += matched;
-    if (matched === 0) return true;
-    if (this.heldFrames === 0) setImmediate(this.release);
+    if (!this.turnOpen) {
+      // The turn's first article goes out at once, as a bare broadcast's does, so a light
+      // load (one article a turn) waits for nothing; the turn's later ones are held.
+      this.turnOpen = true;
+      setImmediate(this.endTurn);
+      this.release();
+      return true;
+    }
     this.heldFrames += matched;
     if (this.heldFrames >= this.turnFrames) this.release();
     return true;
