@@ -3,11 +3,12 @@
  * 200, drop oldest), and the only code that writes articles to its socket.
  *
  * Two paths, one sequence (docs/news.md "The live stream"):
- * - direct: while the socket takes frames (no backpressure reported), the articles that
- *   matched during one event-loop turn are written when the hub releases the turn: one as
- *   a bare broadcast writes it, several under one cork, so a busy turn costs each socket
- *   one write instead of one per article. Nothing can be waiting in the queue then,
- *   because it only fills while the socket is blocked and is emptied before it unblocks.
+ * - direct: while the socket takes frames (no backpressure reported), held articles are
+ *   written when the hub releases them (the event-loop turn's first article at once, its
+ *   later ones together when the turn ends): one as a bare broadcast writes it, several
+ *   under one cork, so a busy turn costs each socket one write instead of one per article.
+ *   Nothing can be waiting in the queue then, because it only fills while the socket is
+ *   blocked and is emptied before it unblocks.
  * - queued: once Bun reports backpressure (-1) or refuses a frame (0), articles go to a
  *   bounded Mailbox (created then, so a reader that keeps up never pays for one) that
  *   evicts the oldest; on `drain` the queue is written under one cork until it is empty
