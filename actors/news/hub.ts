@@ -52,7 +52,7 @@ export interface NewsHubOptions {
   queueBytes?: number;
   /**
    * Most frames one event-loop turn holds before they are written (default 8,192): bounds
-   * how long the turn's first article waits for the others (~40 ms of sends at ~5 µs each).
+   * how long a held article waits for the turn's end (~40 ms of sends at ~5 µs each).
    */
   turnFrames?: number;
 }
