@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import lbug from "@ladybugdb/core";
+import lbug, { type Connection } from "@ladybugdb/core";
 import { NODE_LABELS, REL_TYPES } from "../../domain/foundry/graph/model.ts";
 import { LadybugGraph } from "./ladybug.ts";
 
@@ -11,6 +11,21 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "cairn-graph-"));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * Runs a statement on a raw connection and closes its results: an unclosed result keeps the
+ * native database alive after `close()`, until the collector frees it, and that late close
+ * (a checkpoint that removes the WAL) can land while the next test step has the same file open.
+ */
+async function queryAll(conn: Connection, q: string): Promise<Record<string, unknown>[]> {
+  const r = await conn.query(q);
+  const results = Array.isArray(r) ? r : [r];
+  try {
+    return (await results[0]?.getAll()) ?? [];
+  } finally {
+    for (const x of results) x.close();
+  }
+}
 
 test("ensure creates the tenant's node tables with primary keys and typed rel tables", async () => {
   const g = new LadybugGraph({ dataDir: dir, bufferPoolBytes: 64 * 1024 * 1024, threads: 1 });
@@ -21,10 +36,7 @@ test("ensure creates the tenant's node tables with primary keys and typed rel ta
 
   const db = new lbug.Database(g.path, 64 * 1024 * 1024);
   const conn = new lbug.Connection(db, 1);
-  const rows = async (q: string) => {
-    const r = await conn.query(q);
-    return (Array.isArray(r) ? r[0] : r)?.getAll() ?? [];
-  };
+  const rows = (q: string) => queryAll(conn, q);
   const tables = (await rows("CALL show_tables() RETURN name, type")).map((r) => `${r.name}:${r.type}`).sort();
   expect(tables).toEqual(
     [...NODE_LABELS.map((l) => `${ns}_${l}:NODE`), ...REL_TYPES.map((r) => `${ns}_${r}:REL`)].sort(),
@@ -59,8 +71,8 @@ test("ensure upgrades a namespace made by an older schema with the model's new p
   mkdirSync(join(dir, "graph"), { recursive: true });
   const db = new lbug.Database(join(dir, "graph", "cairn.lbug"), 64 * 1024 * 1024);
   const conn = new lbug.Connection(db, 1);
-  await conn.query(`CREATE NODE TABLE \`${ns}_Company\`(cik STRING PRIMARY KEY, name STRING)`);
-  await conn.query(`CREATE (:\`${ns}_Company\` {cik: '1', name: 'Old'})`);
+  await queryAll(conn, `CREATE NODE TABLE \`${ns}_Company\`(cik STRING PRIMARY KEY, name STRING)`);
+  await queryAll(conn, `CREATE (:\`${ns}_Company\` {cik: '1', name: 'Old'})`);
   await conn.close();
   await db.close();
 
