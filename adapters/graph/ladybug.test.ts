@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import lbug, { type Connection } from "@ladybugdb/core";
 import { NODE_LABELS, REL_TYPES } from "../../domain/foundry/graph/model.ts";
-import { LadybugGraph } from "./ladybug.ts";
+import { collect, LadybugGraph } from "./ladybug.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -12,20 +12,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/**
- * Runs a statement on a raw connection and closes its results: an unclosed result keeps the
- * native database alive after `close()`, until the collector frees it, and that late close
- * (a checkpoint that removes the WAL) can land while the next test step has the same file open.
- */
-async function queryAll(conn: Connection, q: string): Promise<Record<string, unknown>[]> {
-  const r = await conn.query(q);
-  const results = Array.isArray(r) ? r : [r];
-  try {
-    return (await results[0]?.getAll()) ?? [];
-  } finally {
-    for (const x of results) x.close();
-  }
-}
+/** Runs a statement on a raw connection; `collect` closes its results (see there why that matters). */
+const queryAll = async (conn: Connection, q: string) => collect(await conn.query(q));
 
 test("ensure creates the tenant's node tables with primary keys and typed rel tables", async () => {
   const g = new LadybugGraph({ dataDir: dir, bufferPoolBytes: 64 * 1024 * 1024, threads: 1 });

@@ -322,7 +322,12 @@ export class LadybugGraph implements NamespacePort, GraphPort {
   }
 }
 
-async function collect(result: QueryResult | QueryResult[]): Promise<Row[]> {
+/**
+ * Every row of a query's results, each result closed: an unclosed one keeps the native
+ * database open past `close()`, until the collector frees it (its late close, a checkpoint that
+ * removes the WAL, can then race the next open of the same file).
+ */
+export async function collect(result: QueryResult | QueryResult[]): Promise<Row[]> {
   const results = Array.isArray(result) ? result : [result];
   const rows: Row[] = [];
   for (const r of results) {
@@ -345,16 +350,7 @@ async function run(conn: Connection, cypher: string, params?: Record<string, Lbu
   } else {
     result = await conn.query(cypher);
   }
-  const results = Array.isArray(result) ? result : [result];
-  const rows: Row[] = [];
-  for (const r of results) {
-    try {
-      rows.push(...(await r.getAll()));
-    } finally {
-      r.close();
-    }
-  }
-  return rows;
+  return collect(result);
 }
 
 async function inTransaction(conn: Connection, fn: () => Promise<void>): Promise<void> {
