@@ -10,7 +10,8 @@
  *
  * Reported (bench/runner.ts JSON lines):
  * - pages/s end to end, pages/s per core of the machine and per core actually used (CPU seconds
- *   of this process, its extraction threads and the model processes, over the wall time);
+ *   of this process, its extraction threads and the model processes, over the wall time), and
+ *   those CPU seconds split: model processes (cpu-models) and the rest (cpu-service);
  * - seconds in each stage (parse, chunk, embed, index), summed over documents (stages of
  *   different documents overlap, so the sum can exceed the wall time);
  * - peers, same run: the service as it was before issue 20 (fp32 weights in one process,
@@ -96,6 +97,8 @@ interface Result {
   docs: number;
   wallS: number;
   cpuS: number;
+  /** Of cpuS: the model processes' share (the rest is this process: service and extraction threads). */
+  modelCpuS: number;
   stages: Record<"parse" | "chunk" | "embed" | "index", number>;
   texts: string[];
 }
@@ -182,7 +185,8 @@ async function ingest(s: Setup, files: Upload[] = uploads): Promise<Result> {
   // Warm-up outside the clock: a worker's first parse and the models' first run.
   await extractor.extract({ filename: "warm.txt", bytes: new TextEncoder().encode("warm up") });
   await embedder.embed(["warm up"], "passage");
-  const cpu0 = ownCpuSeconds() + childrenCpuSeconds(embedder.pids);
+  const own0 = ownCpuSeconds();
+  const models0 = childrenCpuSeconds(embedder.pids);
   const elapsed = stopwatch();
   let chunks = 0;
   let docs = 0;
@@ -208,11 +212,12 @@ async function ingest(s: Setup, files: Upload[] = uploads): Promise<Result> {
     }),
   );
   const wallS = elapsed();
-  const cpuS = ownCpuSeconds() + childrenCpuSeconds(embedder.pids) - cpu0;
+  const modelCpuS = childrenCpuSeconds(embedder.pids) - models0;
+  const cpuS = ownCpuSeconds() - own0 + modelCpuS;
   await Promise.all([embedder.close(), extractor.close()]);
   await index.close?.();
   rmSync(dataDir, { recursive: true, force: true });
-  return { pages, chunks, docs, wallS, cpuS, stages, texts };
+  return { pages, chunks, docs, wallS, cpuS, modelCpuS, stages, texts };
 }
 
 /** Ceiling: the extraction stage alone over the same files, as many at once as the subject's uploads. */
@@ -285,6 +290,8 @@ for (const [setup, r] of [
   if (!r) continue;
   note(setup.label, "wall_seconds", r.wallS, "s");
   note(setup.label, "cores_used", r.cpuS / r.wallS, "cores");
+  note(`${setup.label}/cpu-models`, "seconds", r.modelCpuS, "s");
+  note(`${setup.label}/cpu-service`, "seconds", r.cpuS - r.modelCpuS, "s");
   if (!base) note(setup.label, "pages_per_second_per_core_used", r.pages / r.cpuS, "pages/s/core");
   note(setup.label, "pages_per_second_per_machine_core", rate(r) / CORES, "pages/s/core");
   for (const [stage, sec] of Object.entries(r.stages)) note(`${setup.label}/${stage}`, "seconds", sec, "s");
@@ -332,6 +339,8 @@ if (ourMix && embMix) {
   note("documents-ingest/corpus-pdf-docx", "chunks", ourMix.chunks, "chunks");
   note(label, "pages_per_second", rate(ourMix), "pages/s");
   note(label, "cores_used", ourMix.cpuS / ourMix.wallS, "cores");
+  note(`${label}/cpu-models`, "seconds", ourMix.modelCpuS, "s");
+  note(`${label}/cpu-service`, "seconds", ourMix.cpuS - ourMix.modelCpuS, "s");
   for (const [stage, sec] of Object.entries(ourMix.stages)) note(`${label}/${stage}`, "seconds", sec, "s");
   emitPair(
     { bench: label, value: ourMix.pages / ourMix.cpuS },
