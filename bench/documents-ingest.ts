@@ -123,9 +123,25 @@ function startEmbedder(s: Setup): Promise<OnnxEmbedder> {
   });
 }
 
+/**
+ * One small OCR job per extraction worker, all at once (the pool gives each to an idle worker):
+ * a worker starts Tesseract (WebAssembly and the English model: ~0.5 CPU s) on its first image
+ * and keeps it for its life, so a long-running service pays that once per worker, not per
+ * page. Without this the run's first scanned page carried it.
+ */
+const WARM_IMAGE = readFileSync(
+  resolve(import.meta.dir, "../test/fixtures/documents/table_multi_row_column_cells.png"),
+);
+async function warmUp(extractor: Extractor, workers: number): Promise<void> {
+  await Promise.all(
+    Array.from({ length: workers }, () => extractor.extract({ filename: "warm.png", bytes: WARM_IMAGE })),
+  );
+}
+
 async function ingest(s: Setup, files: Upload[] = uploads): Promise<Result> {
   const embedder = await startEmbedder(s);
-  const extractor = new Extractor({ concurrency: Math.max(config.extraction.concurrency, s.uploadsAtOnce) });
+  const workers = Math.max(config.extraction.concurrency, s.uploadsAtOnce);
+  const extractor = new Extractor({ concurrency: workers });
   const dataDir = mkdtempSync(join(tmpdir(), "cairn-bench-ingest-"));
   const index = new SqliteDocumentIndex({ dataDir, searchThreads: 1 });
   const tenant = { tenantId: crypto.randomUUID(), slug: "bench-ingest" };
@@ -182,8 +198,8 @@ async function ingest(s: Setup, files: Upload[] = uploads): Promise<Result> {
     }),
     permits: canSee,
   });
-  // Warm-up outside the clock: a worker's first parse and the models' first run.
-  await extractor.extract({ filename: "warm.txt", bytes: new TextEncoder().encode("warm up") });
+  // Warm-up outside the clock: each worker's first parse and OCR, and the models' first run.
+  await warmUp(extractor, workers);
   await embedder.embed(["warm up"], "passage");
   const own0 = ownCpuSeconds();
   const models0 = childrenCpuSeconds(embedder.pids);
@@ -222,8 +238,9 @@ async function ingest(s: Setup, files: Upload[] = uploads): Promise<Result> {
 
 /** Ceiling: the extraction stage alone over the same files, as many at once as the subject's uploads. */
 async function extractionOnly(atOnce: number): Promise<{ pages: number; wallS: number }> {
-  const extractor = new Extractor({ concurrency: Math.max(config.extraction.concurrency, atOnce) });
-  await extractor.extract({ filename: "warm.txt", bytes: new TextEncoder().encode("warm up") });
+  const workers = Math.max(config.extraction.concurrency, atOnce);
+  const extractor = new Extractor({ concurrency: workers });
+  await warmUp(extractor, workers);
   let pages = 0;
   const elapsed = stopwatch();
   await Promise.all(
