@@ -88,7 +88,7 @@ export const documentsEnv = z.object({
   CAIRN_EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
   CAIRN_EXTRACT_MAX_OCR_PAGES: z.coerce.number().int().min(0).max(10_000).default(50),
   /** Uploads processed at once per instance, and how many may wait (and for how long) before 503. */
-  CAIRN_UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  CAIRN_UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(3),
   CAIRN_UPLOAD_QUEUE: z.coerce.number().int().min(0).max(1_000).default(8),
   CAIRN_UPLOAD_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
 });
