@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "./config.ts";
+import { UploadGate } from "./domain/documents/upload-gate.ts";
 
 describe("loadConfig", () => {
   test("embedded profile when no engine URL is set", () => {
@@ -84,5 +85,21 @@ describe("document extraction configuration", () => {
       apiKey: undefined,
       timeoutMs: 30_000,
     });
+  });
+});
+
+describe("upload concurrency", () => {
+  test("by default one tenant runs two uploads at once (one parses while the other embeds) and another tenant still gets a slot", async () => {
+    const uploads = loadConfig({}).uploads;
+    expect(uploads).toEqual({ concurrency: 3, maxQueued: 8, maxWaitMs: 30_000 });
+    const gate = new UploadGate(uploads);
+    const [a1, a2, a3] = [gate.acquire("a"), gate.acquire("a"), gate.acquire("a")];
+    // A slow first file no longer holds the tenant's next one; the third waits.
+    expect(gate.statsOf("a")).toEqual({ running: 2, queued: 1 });
+    const b = gate.acquire("b");
+    expect(gate.stats).toEqual({ running: 3, queued: 1 });
+    for (const release of await Promise.all([a1, a2, b])) release();
+    (await a3)();
+    expect(gate.stats).toEqual({ running: 0, queued: 0 });
   });
 });
