@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { Extractor } from "./adapters/extract/index.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { UploadGate } from "./domain/documents/upload-gate.ts";
 
@@ -74,10 +76,15 @@ describe("SEC ingest configuration", () => {
 
 describe("document extraction configuration", () => {
   test("defaults; a vision model needs both URL and model", () => {
-    expect(loadConfig({}).extraction).toEqual({ concurrency: 2, timeoutMs: 120_000, maxOcrPages: 50, vision: null });
+    expect(loadConfig({}).extraction).toEqual({ concurrency: 3, timeoutMs: 120_000, maxOcrPages: 50, vision: null });
+    // One extraction thread per upload slot unless set.
+    expect(loadConfig({ CAIRN_UPLOAD_CONCURRENCY: "5" }).extraction.concurrency).toBe(5);
+    expect(loadConfig({ CAIRN_UPLOAD_CONCURRENCY: "5", CAIRN_EXTRACT_CONCURRENCY: "2" }).extraction.concurrency).toBe(
+      2,
+    );
     expect(() => loadConfig({ CAIRN_VISION_URL: "http://127.0.0.1:8000/v1" })).toThrow(/CAIRN_VISION_MODEL: required/);
     expect(() => loadConfig({ CAIRN_VISION_URL: "ftp://x", CAIRN_VISION_MODEL: "m" })).toThrow(/CAIRN_VISION_URL/);
-    expect(() => loadConfig({ CAIRN_EXTRACT_CONCURRENCY: "0" })).toThrow(/CAIRN_EXTRACT_CONCURRENCY/);
+    expect(() => loadConfig({ CAIRN_EXTRACT_CONCURRENCY: "-1" })).toThrow(/CAIRN_EXTRACT_CONCURRENCY/);
     const c = loadConfig({ CAIRN_VISION_URL: "http://127.0.0.1:8000/v1", CAIRN_VISION_MODEL: "qwen2.5-vl" });
     expect(c.extraction.vision).toEqual({
       url: "http://127.0.0.1:8000/v1",
@@ -101,5 +108,26 @@ describe("upload concurrency", () => {
     for (const release of await Promise.all([a1, a2, b])) release();
     (await a3)();
     expect(gate.stats).toEqual({ running: 0, queued: 0 });
+  });
+
+  test("by default every upload slot has an extraction thread: a tenant's two uploads never keep another tenant's from one", async () => {
+    const config = loadConfig({});
+    const extractor = new Extractor({ concurrency: config.extraction.concurrency });
+    try {
+      const image = readFileSync(
+        new URL("./test/fixtures/documents/table_multi_row_column_cells.png", import.meta.url),
+      );
+      // Two OCR jobs of tenant a (hundreds of milliseconds each), then a text file of tenant b.
+      const jobs = [
+        extractor.extract({ filename: "a1.png", bytes: image, key: "a" }),
+        extractor.extract({ filename: "a2.png", bytes: image, key: "a" }),
+        extractor.extract({ filename: "b.txt", bytes: new TextEncoder().encode("tenant b's memo"), key: "b" }),
+      ];
+      await Promise.resolve();
+      expect(extractor.load).toMatchObject({ running: 3, queued: 0 });
+      await Promise.all(jobs);
+    } finally {
+      await extractor.close();
+    }
   });
 });

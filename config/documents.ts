@@ -83,8 +83,12 @@ export const documentsEnv = z.object({
     .optional()
     .transform((v) => (v === "" ? undefined : v)),
   CAIRN_VISION_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
-  /** Extraction worker threads (documents parsed/OCR'd at once), deadline per document, OCR page cap. */
-  CAIRN_EXTRACT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * Extraction worker threads (documents parsed/OCR'd at once; 0 = one per upload slot, so a
+   * tenant's uploads never take the worker another tenant's upload needs), deadline per
+   * document, OCR page cap.
+   */
+  CAIRN_EXTRACT_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(0),
   CAIRN_EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
   CAIRN_EXTRACT_MAX_OCR_PAGES: z.coerce.number().int().min(0).max(10_000).default(50),
   /** Uploads processed at once per instance, and how many may wait (and for how long) before 503. */
@@ -186,7 +190,7 @@ export function documentsConfig(e: DocumentsEnv, env: Record<string, string | un
           }
         : null,
     extraction: {
-      concurrency: e.CAIRN_EXTRACT_CONCURRENCY,
+      concurrency: e.CAIRN_EXTRACT_CONCURRENCY || e.CAIRN_UPLOAD_CONCURRENCY,
       timeoutMs: e.CAIRN_EXTRACT_TIMEOUT_MS,
       maxOcrPages: e.CAIRN_EXTRACT_MAX_OCR_PAGES,
       vision:
