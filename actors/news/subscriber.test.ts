@@ -1,8 +1,9 @@
 /**
  * The subscriber's two paths (subscriber.ts): articles written straight to a socket that
  * takes frames (a turn's first at once, its later ones together when it ends), queued
- * (bounded, drop oldest) while it pushes back, and back again after `drain`. The sink answers with Bun's send codes on demand, so each
- * switch happens at a chosen frame; what is asserted is the frames and counters, never timings.
+ * (bounded, drop oldest) while it pushes back, and back again after `drain`. The sink answers
+ * with Bun's send codes on demand, so each switch happens at a chosen frame; what is asserted
+ * is the frames and counters, never timings.
  */
 import { describe, expect, test } from "bun:test";
 import type { Article, ArticleWire } from "../../domain/news/types.ts";
